@@ -1,0 +1,78 @@
+/**
+ * @module errors — the errors Skedulr throws, each with a stable `code`.
+ *
+ * The HTTP API maps codes to statuses in one place (`routes/`), and the Redis backend maps
+ * Lua return codes to these classes in one place (`src/storage/redis/`).
+ */
+
+/** Stable machine-readable error codes. */
+export type ErrorCode =
+  | "invalid_request"
+  | "not_found"
+  | "conflict"
+  | "capacity"
+  | "storage"
+  | "shutdown";
+
+/** One problem with one field of an input. */
+export interface FieldIssue {
+  /** Dotted path of the field, e.g. `backoff.base` or `[3].type` in a batch. */
+  path: string;
+  message: string;
+}
+
+/** Base class: every Skedulr error has a code. */
+export class SkedulrError extends Error {
+  readonly code: ErrorCode;
+  constructor(code: ErrorCode, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "SkedulrError";
+    this.code = code;
+  }
+}
+
+/** Input that fails validation; `issues` names each bad field. Nothing was stored. */
+export class ValidationError extends SkedulrError {
+  readonly issues: FieldIssue[];
+  constructor(issues: FieldIssue[], what = "task spec") {
+    const list = issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join("; ");
+    super("invalid_request", `Invalid ${what}: ${list}`);
+    this.name = "ValidationError";
+    this.issues = issues;
+  }
+}
+
+/** The id (task or schedule) does not exist. */
+export class NotFoundError extends SkedulrError {
+  constructor(what: string, id: string) {
+    super("not_found", `${what} "${id}" was not found`);
+    this.name = "NotFoundError";
+  }
+}
+
+/** The request clashes with the current state: id in use, duplicate key, wrong status. */
+export class ConflictError extends SkedulrError {
+  /** For a duplicate `key`, the id of the task that holds it. */
+  readonly activeId?: string;
+  constructor(message: string, activeId?: string) {
+    super("conflict", message);
+    this.name = "ConflictError";
+    this.activeId = activeId;
+  }
+}
+
+/** The store is at its configured capacity; the submit was rejected, nothing stored. */
+export class CapacityError extends SkedulrError {
+  constructor(limit: number) {
+    super("capacity", `Submit rejected: the store holds its limit of ${limit} unfinished tasks`);
+    this.name = "CapacityError";
+  }
+}
+
+/** Turns anything thrown into the `{ message, stack }` kept on a task. */
+export function toErrorInfo(error: unknown): { message: string; stack?: string } {
+  if (error instanceof Error) {
+    return { message: error.message || error.name, stack: error.stack };
+  }
+  return { message: typeof error === "string" ? error : JSON.stringify(error) ?? String(error) };
+}

@@ -1,0 +1,265 @@
+/**
+ * @module task-schema — the one valibot schema for a task spec, used by `submit` and the
+ * HTTP API alike, and the normalisation that turns a valid spec into absolute times and ms.
+ */
+import * as v from "valibot";
+import { Cron } from "croner";
+import { type FieldIssue, ValidationError } from "./errors.ts";
+import { parseDuration } from "./duration.ts";
+import { NAME_PATTERN } from "./ids.ts";
+import type { Backoff } from "./task.ts";
+
+const NAME_RULE = "letters, digits and _ . : - only, 1 to 128 characters";
+
+const name = v.pipe(
+  v.string("expected a string"),
+  v.regex(NAME_PATTERN, (issue) => `${NAME_RULE}, got ${JSON.stringify(issue.input)}`),
+);
+
+const duration = v.pipe(
+  v.union([v.number(), v.string()], 'expected ms or a duration string like "30s"'),
+  v.check(
+    (value) => !("error" in parseDuration(value)),
+    (issue) => (parseDuration(issue.input) as { error: string }).error,
+  ),
+);
+
+const positiveDuration = v.pipe(
+  duration,
+  v.check((value) => (parseDuration(value) as { ms: number }).ms > 0, "must be more than 0 ms"),
+);
+
+const instant = v.union(
+  [
+    v.pipe(v.number(), v.integer("expected an integer of epoch ms"), v.minValue(0)),
+    v.pipe(
+      v.string(),
+      v.isoTimestamp("expected an ISO 8601 timestamp like 2026-01-31T09:00:00Z"),
+    ),
+  ],
+  "expected epoch ms or an ISO 8601 timestamp",
+);
+
+const backoffSchema = v.variant("type", [
+  v.strictObject({ type: v.literal("fixed"), delay: duration }),
+  v.strictObject({
+    type: v.literal("exponential"),
+    base: positiveDuration,
+    max: v.optional(duration),
+    jitter: v.optional(v.pipe(v.number(), v.minValue(0), v.maxValue(1))),
+  }),
+], 'expected { type: "fixed", delay } or { type: "exponential", base, max, jitter }');
+
+const jsonValue = v.check(
+  (value: unknown) => isJson(value, 0),
+  "must be plain JSON (no functions, undefined, NaN, Infinity, BigInt or cycles; depth ≤ 64)",
+);
+
+/** The task spec as the HTTP API and `submit` accept it. */
+export const TaskSpecSchema = v.strictObject({
+  type: name,
+  payload: v.optional(v.pipe(v.unknown(), jsonValue)),
+  id: v.optional(name),
+  key: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(256))),
+  priority: v.optional(
+    v.pipe(v.number(), v.integer("expected an integer"), v.minValue(-1e9), v.maxValue(1e9)),
+  ),
+  pool: v.optional(name),
+  delay: v.optional(duration),
+  runAt: v.optional(instant),
+  every: v.optional(positiveDuration),
+  cron: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(256))),
+  timezone: v.optional(v.pipe(v.string(), v.minLength(1))),
+  maxRetries: v.optional(
+    v.pipe(v.number(), v.integer("expected an integer"), v.minValue(0), v.maxValue(1000)),
+  ),
+  backoff: v.optional(backoffSchema),
+  timeout: v.optional(positiveDuration),
+  dependsOn: v.optional(v.pipe(v.array(name), v.maxLength(1000))),
+  onSuccessOf: v.optional(name),
+  onFailureOf: v.optional(name),
+});
+
+/** A task spec as written by a caller. Durations are ms or strings like `"30s"`. */
+export type TaskSpec = v.InferInput<typeof TaskSpecSchema>;
+
+/** A spec after validation, with every duration in ms and `runAt` absolute. */
+export interface ParsedSpec {
+  type: string;
+  payload: unknown;
+  id: string | null;
+  key: string | null;
+  priority: number;
+  pool: string;
+  runAt: number | null;
+  everyMs: number | null;
+  cron: string | null;
+  timezone: string | null;
+  maxRetries: number;
+  backoff: Backoff | null;
+  timeoutMs: number | null;
+  dependsOn: string[];
+  onSuccessOf: string | null;
+  onFailureOf: string | null;
+}
+
+/**
+ * Validates a spec and normalises it, or throws a {@link ValidationError} naming each bad
+ * field. `pathPrefix` is prepended to paths (e.g. `[3].` for the 4th spec of a batch).
+ *
+ * @example
+ * parseTaskSpec({ type: "send_email", delay: "30s" }, Date.now()).runAt; // now + 30000
+ */
+export function parseTaskSpec(input: unknown, now: number, pathPrefix = ""): ParsedSpec {
+  const issues = collectSpecIssues(input, pathPrefix);
+  if (issues.length) throw new ValidationError(issues);
+  return normalise(input as TaskSpec, now);
+}
+
+/** Every problem with a spec, or an empty list. Shared by single and batch validation. */
+export function collectSpecIssues(input: unknown, pathPrefix = ""): FieldIssue[] {
+  const result = v.safeParse(TaskSpecSchema, input, { abortPipeEarly: true });
+  const at = (path: string) => `${pathPrefix}${path}`;
+  if (!result.success) {
+    return result.issues.map((issue) => ({
+      path: at(v.getDotPath(issue) ?? ""),
+      message: issueMessage(issue),
+    }));
+  }
+  const spec = result.output;
+  const issues: FieldIssue[] = [];
+  const exclusive = (a: keyof TaskSpec, b: keyof TaskSpec) => {
+    if (spec[a] !== undefined && spec[b] !== undefined) {
+      issues.push({ path: at(b), message: `cannot be combined with ${a}` });
+    }
+  };
+  exclusive("delay", "runAt");
+  exclusive("every", "cron");
+  const recurring = spec.every !== undefined || spec.cron !== undefined;
+  if (recurring) {
+    for (const f of ["dependsOn", "onSuccessOf", "onFailureOf", "key", "id"] as const) {
+      if (spec[f] !== undefined) {
+        issues.push({ path: at(f), message: "is not allowed on a recurring or cron schedule" });
+      }
+    }
+  }
+  if (spec.timezone !== undefined) {
+    if (spec.cron === undefined) issues.push({ path: at("timezone"), message: "needs cron" });
+    else if (!isTimeZone(spec.timezone)) {
+      issues.push({
+        path: at("timezone"),
+        message: `unknown IANA time zone ${JSON.stringify(spec.timezone)}`,
+      });
+    }
+  }
+  if (spec.cron !== undefined) {
+    const problem = cronProblem(spec.cron, spec.timezone);
+    if (problem) issues.push({ path: at("cron"), message: problem });
+  }
+  if (spec.onSuccessOf !== undefined && spec.onSuccessOf === spec.onFailureOf) {
+    issues.push({ path: at("onFailureOf"), message: "cannot name the same parent as onSuccessOf" });
+  }
+  const selfRef = spec.id !== undefined &&
+    [...(spec.dependsOn ?? []), spec.onSuccessOf, spec.onFailureOf].includes(spec.id);
+  if (selfRef) issues.push({ path: at("id"), message: "a task cannot depend on itself (cycle)" });
+  return issues;
+}
+
+function normalise(spec: TaskSpec, now: number): ParsedSpec {
+  const ms = (d: unknown) => (parseDuration(d) as { ms: number }).ms;
+  let runAt: number | null = null;
+  if (spec.delay !== undefined) runAt = now + ms(spec.delay);
+  if (spec.runAt !== undefined) {
+    runAt = typeof spec.runAt === "number" ? spec.runAt : Date.parse(spec.runAt);
+  }
+  return {
+    type: spec.type,
+    payload: spec.payload ?? null,
+    id: spec.id ?? null,
+    key: spec.key ?? null,
+    priority: spec.priority ?? 0,
+    pool: spec.pool ?? "default",
+    runAt,
+    everyMs: spec.every !== undefined ? ms(spec.every) : null,
+    cron: spec.cron ?? null,
+    timezone: spec.timezone ?? null,
+    maxRetries: spec.maxRetries ?? 0,
+    backoff: spec.backoff ? normaliseBackoff(spec.backoff, ms) : null,
+    timeoutMs: spec.timeout !== undefined ? ms(spec.timeout) : null,
+    dependsOn: [...new Set(spec.dependsOn ?? [])],
+    onSuccessOf: spec.onSuccessOf ?? null,
+    onFailureOf: spec.onFailureOf ?? null,
+  };
+}
+
+function normaliseBackoff(
+  b: NonNullable<TaskSpec["backoff"]>,
+  ms: (d: unknown) => number,
+): Backoff {
+  if (b.type === "fixed") return { type: "fixed", delayMs: ms(b.delay) };
+  const baseMs = ms(b.base);
+  return {
+    type: "exponential",
+    baseMs,
+    maxMs: b.max !== undefined ? Math.max(baseMs, ms(b.max)) : Math.max(baseMs, 3_600_000),
+    jitter: b.jitter ?? 0,
+  };
+}
+
+/** Why a cron expression is unusable, or null when croner accepts it. */
+export function cronProblem(expression: string, timezone?: string): string | null {
+  try {
+    const job = new Cron(expression, { timezone, paused: true });
+    if (!job.nextRun()) return `cron ${JSON.stringify(expression)} never fires`;
+    return null;
+  } catch (error) {
+    return `invalid cron ${JSON.stringify(expression)}: ${(error as Error).message}`;
+  }
+}
+
+/** True when the runtime knows `zone` as an IANA time zone. */
+export function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function issueMessage(issue: v.BaseIssue<unknown>): string {
+  if (issue.type === "strict_object" || issue.type === "object") {
+    if (issue.expected === "never") {
+      return `unknown field (allowed: ${Object.keys(TaskSpecSchema.entries).join(", ")})`;
+    }
+    if (issue.expected?.startsWith('"')) return "is required";
+    return `expected an object, got ${describe(issue.input)}`;
+  }
+  if (issue.message.startsWith("Invalid ")) {
+    return `${issue.expected ? `expected ${issue.expected}` : "invalid"}, got ${
+      describe(issue.input)
+    }`;
+  }
+  return issue.message;
+}
+
+function describe(value: unknown): string {
+  if (value === undefined) return "nothing";
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "object") return "an object";
+  return JSON.stringify(value) ?? String(value);
+}
+
+function isJson(value: unknown, depth: number): boolean {
+  if (depth > 64) return false;
+  if (value === null || typeof value === "string" || typeof value === "boolean") return true;
+  if (typeof value === "number") return Number.isFinite(value);
+  if (Array.isArray(value)) return value.every((item) => isJson(item, depth + 1));
+  if (typeof value === "object") {
+    const proto = Object.getPrototypeOf(value);
+    if (proto !== Object.prototype && proto !== null) return false;
+    return Object.values(value as Record<string, unknown>).every((item) => isJson(item, depth + 1));
+  }
+  return false;
+}

@@ -1,0 +1,138 @@
+/**
+ * @module task — the task record, its statuses and the normalized spec the store receives.
+ */
+
+/** Where a task is in its life. */
+export type TaskStatus =
+  | "scheduled" // due later (delay, runAt)
+  | "waiting" // blocked on workflow parents
+  | "queued" // ready, in its pool's queue
+  | "running" // claimed by a worker under a lease
+  | "retrying" // failed, waiting out its back-off
+  | "succeeded"
+  | "dead" // failed maxRetries + 1 times; in the dead-letter list
+  | "cancelled";
+
+/** Statuses a task never leaves on its own (only `resubmit` revives dead and cancelled). */
+export const FINAL_STATUSES: ReadonlySet<TaskStatus> = new Set(["succeeded", "dead", "cancelled"]);
+
+export const ALL_STATUSES: readonly TaskStatus[] = [
+  "scheduled",
+  "waiting",
+  "queued",
+  "running",
+  "retrying",
+  "succeeded",
+  "dead",
+  "cancelled",
+];
+
+/** A back-off policy that can be stored and shared across processes. */
+export type Backoff =
+  | { type: "fixed"; delayMs: number }
+  | { type: "exponential"; baseMs: number; maxMs: number; jitter: number };
+
+/** What a workflow child needs from one parent's final outcome. */
+export type ParentCondition = "success" | "failure";
+
+/** The last error of a task. */
+export interface TaskError {
+  message: string;
+  stack?: string;
+}
+
+/** The plain-JSON record `get(id)` returns. Times are epoch milliseconds. */
+export interface TaskRecord {
+  id: string;
+  type: string;
+  status: TaskStatus;
+  pool: string;
+  priority: number;
+  payload: unknown;
+  /** Attempts started so far (1 while the first attempt runs). */
+  attempt: number;
+  maxRetries: number;
+  /** 0..100 as reported by the handler, or null. */
+  progress: number | null;
+  result: unknown;
+  error: TaskError | null;
+  createdAt: number;
+  /** When it is (or was) due; null for immediate tasks. */
+  runAt: number | null;
+  startedAt: number | null;
+  finishedAt: number | null;
+  /** The recurring or cron schedule that fired this run. */
+  scheduleId: string | null;
+  dependsOn: string[];
+  onSuccessOf: string | null;
+  onFailureOf: string | null;
+  key: string | null;
+  timeoutMs: number | null;
+  backoff: Backoff | null;
+  /** Why it was cancelled (by request, or a workflow parent that did not succeed). */
+  cancelReason: string | null;
+  /** The instance running it (or that ran it last). */
+  workerId: string | null;
+}
+
+/** A validated task ready for the store: everything but what the store decides. */
+export interface NewTask {
+  id: string;
+  type: string;
+  pool: string;
+  priority: number;
+  payload: unknown;
+  maxRetries: number;
+  runAt: number | null;
+  key: string | null;
+  timeoutMs: number | null;
+  backoff: Backoff | null;
+  scheduleId: string | null;
+  dependsOn: string[];
+  onSuccessOf: string | null;
+  onFailureOf: string | null;
+  createdAt: number;
+}
+
+/** The parents a new task waits for, each with the outcome it needs. */
+export function parentConditions(task: NewTask): Map<string, ParentCondition> {
+  const parents = new Map<string, ParentCondition>();
+  for (const id of task.dependsOn) parents.set(id, "success");
+  if (task.onSuccessOf) parents.set(task.onSuccessOf, "success");
+  if (task.onFailureOf) parents.set(task.onFailureOf, "failure");
+  return parents;
+}
+
+/** A recurring (`every`) or cron schedule: a template that fires runs. */
+export interface ScheduleRecord {
+  id: string;
+  kind: "every" | "cron";
+  everyMs: number | null;
+  cron: string | null;
+  timezone: string | null;
+  /** The task template each firing submits (type, payload, pool, priority, retries...). */
+  template: Omit<NewTask, "id" | "runAt" | "scheduleId" | "createdAt" | "key">;
+  /** Interval schedules are anchored here, so firings never drift. */
+  startAt: number;
+  nextRunAt: number;
+  lastRunId: string | null;
+  lastRunAt: number | null;
+  /** Skip an occurrence while the previous run is unfinished (default true). */
+  skipIfRunning: boolean;
+  createdAt: number;
+}
+
+/** One finished attempt, as kept in history and yielded by `results()`. */
+export interface AttemptRecord {
+  taskId: string;
+  type: string;
+  pool: string;
+  attempt: number;
+  /** The attempt's outcome: `succeeded`, `retrying` (failed, will retry), `dead`, `cancelled`. */
+  status: "succeeded" | "retrying" | "dead" | "cancelled";
+  error: TaskError | null;
+  startedAt: number;
+  finishedAt: number;
+  durationMs: number;
+  workerId: string;
+}

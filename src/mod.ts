@@ -1,0 +1,60 @@
+/**
+ * @module skedulr — a horizontally scalable background task scheduler.
+ *
+ * @example
+ * import { Scheduler } from "skedulr";
+ * const s = new Scheduler({ pools: { default: 10 } });
+ * s.register("hello", (payload: { name: string }) => `hello ${payload.name}`);
+ * await s.start();
+ * const id = await s.submit({ type: "hello", payload: { name: "world" } });
+ */
+export {
+  type PoolStats,
+  type RegisterOptions,
+  Scheduler,
+  type SchedulerOptions,
+  type SchedulerStats,
+  type Submitted,
+} from "./scheduler.ts";
+export { type Clock, ManualClock, systemClock } from "./core/clock.ts";
+export {
+  CapacityError,
+  ConflictError,
+  type ErrorCode,
+  type FieldIssue,
+  NotFoundError,
+  SkedulrError,
+  ValidationError,
+} from "./core/errors.ts";
+export { type Duration, durationMs, parseDuration } from "./core/duration.ts";
+export { backoffDelay, type BackoffFn } from "./core/backoff.ts";
+export {
+  collectSpecIssues,
+  parseTaskSpec,
+  type TaskSpec,
+  TaskSpecSchema,
+} from "./core/task-schema.ts";
+export type {
+  AttemptRecord,
+  Backoff,
+  NewTask,
+  ScheduleRecord,
+  TaskError,
+  TaskRecord,
+  TaskStatus,
+} from "./core/task.ts";
+export { TimingWheel, type TimingWheelOptions } from "./core/timing-wheel.ts";
+export { MemoryStorage, type MemoryStorageOptions } from "./storage/memory/memory-storage.ts";
+export type * from "./storage/storage.ts";
+export {
+  compose,
+  consoleLogger,
+  type Handler,
+  type Logger,
+  loggingMiddleware,
+  type Middleware,
+  silentLogger,
+  type TaskContext,
+  timingMiddleware,
+} from "./worker/middleware.ts";
+export { AbortReason } from "./worker/runner.ts";

@@ -1,0 +1,330 @@
+/**
+ * @module scheduler — the public `Scheduler`: submit and manage work, run pools of handlers.
+ *
+ * One instance per process. It owns the hot path (pools, the timing wheel, handlers); the
+ * storage owns every fact two instances could disagree about. Without `start()` it is a
+ * client only (submit, cancel, inspect), which is what an API-only node uses.
+ */
+import { type Clock, systemClock } from "./core/clock.ts";
+import { NotFoundError, ValidationError } from "./core/errors.ts";
+import { newId } from "./core/ids.ts";
+import { collectSpecIssues, parseTaskSpec, type TaskSpec } from "./core/task-schema.ts";
+import type { AttemptRecord, ScheduleRecord, TaskRecord, TaskStatus } from "./core/task.ts";
+import { TimingWheel } from "./core/timing-wheel.ts";
+import type { BackoffFn } from "./core/backoff.ts";
+import { type Duration, durationMs } from "./core/duration.ts";
+import { MemoryStorage } from "./storage/memory/memory-storage.ts";
+import type { InstanceInfo, Page, Storage, StorageStats, TaskFilter } from "./storage/storage.ts";
+import { consoleLogger, type Handler, type Logger, type Middleware } from "./worker/middleware.ts";
+import type { HandlerEntry, WorkerPool } from "./worker/pool.ts";
+import { Runtime } from "./worker/runtime.ts";
+import { orderBatch, toNewTask, toSchedule } from "./worker/submission.ts";
+
+export interface SchedulerOptions {
+  /** Where tasks live; defaults to a new embedded {@link MemoryStorage}. */
+  storage?: Storage;
+  /** Pool name → concurrency on this instance. Default `{ default: 10 }`. */
+  pools?: Record<string, number>;
+  clock?: Clock;
+  logger?: Logger;
+  /** Lease of a running attempt; renewed every third of it. Default 30 s. */
+  leaseMs?: number;
+  /** Timing wheel tick. Default 10 ms. */
+  tickMs?: number;
+  /** How far ahead delayed tasks and schedules are armed on the wheel. Default 60 s. */
+  lookAheadMs?: number;
+  /** Backstop claim poll when no wake-up arrives. Default 1 s. */
+  pollMs?: number;
+  /** How often expired leases of dead peers are recovered. Default 5 s. */
+  recoverMs?: number;
+  /** Instance heartbeat interval. Default 5 s. */
+  heartbeatMs?: number;
+  /** This instance's id; default `<host>-<random>`. */
+  workerId?: string;
+  host?: string;
+  pid?: number;
+}
+
+/** Per-type handler options. */
+export interface RegisterOptions {
+  /** A back-off computed in code (overrides the task's stored policy). */
+  backoff?: BackoffFn;
+  /** Default timeout for this type when the task sets none. */
+  timeout?: Duration;
+}
+
+/** What `submitMany` reports per spec. */
+export interface Submitted {
+  id: string;
+  kind: "task" | "schedule";
+  status: TaskStatus | "active";
+  nextRunAt?: number;
+}
+
+/** Pool figures in `stats()`. */
+export interface PoolStats {
+  size: number;
+  running: number;
+  queued: number;
+  paused: boolean;
+}
+
+export interface SchedulerStats extends Omit<StorageStats, "byPool"> {
+  pools: Record<string, PoolStats>;
+}
+
+/**
+ * The scheduler.
+ *
+ * @example
+ * const s = new Scheduler({ pools: { default: 10, critical: 4 } });
+ * s.register("send_email", async (payload, ctx) => { await send(payload, ctx.signal); });
+ * await s.start();
+ * await s.submit({ type: "send_email", payload: { to: "a@b.c" }, pool: "critical", maxRetries: 3 });
+ */
+export class Scheduler {
+  readonly storage: Storage;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly workerId: string;
+  readonly #handlers = new Map<string, HandlerEntry>();
+  readonly #middleware: Middleware[] = [];
+  readonly #ownsStorage: boolean;
+  readonly #runtime: Runtime;
+
+  constructor(options: SchedulerOptions = {}) {
+    this.#ownsStorage = !options.storage;
+    this.storage = options.storage ?? new MemoryStorage();
+    this.clock = options.clock ?? systemClock;
+    this.logger = options.logger ?? consoleLogger();
+    const host = options.host ?? "local";
+    this.workerId = options.workerId ?? newId(`${host}-`);
+    const leaseMs = options.leaseMs ?? 30_000;
+    const tickMs = options.tickMs ?? 10;
+    this.#runtime = new Runtime({
+      storage: this.storage,
+      clock: this.clock,
+      logger: this.logger,
+      workerId: this.workerId,
+      host,
+      pid: options.pid ?? 0,
+      leaseMs,
+      lookAheadMs: options.lookAheadMs ?? 60_000,
+      pollMs: options.pollMs ?? 1_000,
+      recoverMs: options.recoverMs ?? 5_000,
+      heartbeatMs: options.heartbeatMs ?? 5_000,
+      pools: options.pools ?? { default: 10 },
+      handlers: this.#handlers,
+      middleware: this.#middleware,
+      wheel: new TimingWheel({ tickMs, clock: this.clock, unref: true }),
+      tickMs,
+    });
+  }
+
+  /** Registers the handler for a task type (replacing any earlier one). */
+  register<P = any>(type: string, handler: Handler<P>, options: RegisterOptions = {}): this {
+    this.#handlers.set(type, {
+      handler: handler as Handler,
+      backoff: options.backoff,
+      timeoutMs: options.timeout !== undefined ? durationMs(options.timeout, "timeout") : undefined,
+    });
+    return this;
+  }
+
+  /** Adds middleware; the first added is the outermost. */
+  use(middleware: Middleware): this {
+    this.#middleware.push(middleware);
+    return this;
+  }
+
+  /** Task types with a registered handler. */
+  get types(): string[] {
+    return [...this.#handlers.keys()];
+  }
+
+  /** Starts the pools, the wheel and the background duties. */
+  async start(): Promise<void> {
+    await this.storage.init();
+    await this.#runtime.start();
+  }
+
+  /**
+   * Stops claiming, lets running handlers finish for up to `timeoutMs` (default 30 s), then
+   * aborts their signals and hands their tasks back to the queue. Nothing queued is lost.
+   */
+  async shutdown(options: { timeoutMs?: number } = {}): Promise<void> {
+    await this.#runtime.shutdown(options.timeoutMs ?? 30_000);
+    if (this.#ownsStorage) await this.storage.close();
+  }
+
+  /** Submits one task (or creates a schedule for `every`/`cron`); returns its id. */
+  async submit(spec: TaskSpec): Promise<string> {
+    return (await this.submitMany([spec]))[0].id;
+  }
+
+  /**
+   * Submits a batch: every spec is validated first (issues are prefixed `[i].`) and the
+   * tasks are stored all or none. Parents may be other tasks of the same batch.
+   */
+  async submitMany(specs: unknown[]): Promise<Submitted[]> {
+    const now = this.clock.now();
+    const issues = specs.flatMap((spec, i) =>
+      collectSpecIssues(spec, specs.length > 1 ? `[${i}].` : "")
+    );
+    if (issues.length) throw new ValidationError(issues);
+    const parsed = specs.map((spec) => parseTaskSpec(spec, now));
+    const isSchedule = (p: (typeof parsed)[number]) => p.everyMs !== null || p.cron !== null;
+    const tasks = parsed.map((p) => (isSchedule(p) ? null : toNewTask(p, now)));
+    const schedules = parsed.map((p) => (isSchedule(p) ? toSchedule(p, now) : null));
+    const stored = await this.storage.enqueue(orderBatch(tasks.filter((t) => t !== null)), now);
+    const byId = new Map(stored.map((r) => [r.id, r]));
+    for (const schedule of schedules) if (schedule) await this.storage.addSchedule(schedule);
+    return parsed.map((_, i) => {
+      const schedule = schedules[i];
+      if (schedule) {
+        return {
+          id: schedule.id,
+          kind: "schedule",
+          status: "active",
+          nextRunAt: schedule.nextRunAt,
+        };
+      }
+      const record = byId.get(tasks[i]!.id)!;
+      return { id: record.id, kind: "task", status: record.status };
+    });
+  }
+
+  /** Submits `spec` to run at `at` (a Date, epoch ms or ISO string). */
+  scheduleOnce(spec: TaskSpec, at: Date | number | string): Promise<string> {
+    return this.submit({ ...spec, runAt: at instanceof Date ? at.getTime() : at });
+  }
+
+  /** Runs `spec` every `every` (e.g. `"30s"`), anchored to the first firing; returns the schedule id. */
+  scheduleRecurring(spec: TaskSpec, every: Duration): Promise<string> {
+    return this.submit({ ...spec, every });
+  }
+
+  /** Runs `spec` on a cron expression, optionally in an IANA time zone; returns the schedule id. */
+  scheduleCron(spec: TaskSpec, cron: string, options: { timezone?: string } = {}): Promise<string> {
+    return this.submit({
+      ...spec,
+      cron,
+      ...(options.timezone ? { timezone: options.timezone } : {}),
+    });
+  }
+
+  /**
+   * Cancels a task (it never runs; if running, its signal aborts and it ends `cancelled`) or
+   * a schedule (no further firings). Throws NotFoundError for an unknown id and
+   * ConflictError for a finished task.
+   */
+  async cancel(
+    id: string,
+    reason = "cancelled by request",
+  ): Promise<{ id: string; status: "cancelled" }> {
+    try {
+      await this.storage.cancel(id, reason, this.clock.now());
+    } catch (error) {
+      if (!(error instanceof NotFoundError) || !(await this.storage.removeSchedule(id))) {
+        throw error;
+      }
+    }
+    return { id, status: "cancelled" };
+  }
+
+  /** Queues a dead or cancelled task again under the same id, attempts reset. */
+  resubmit(id: string): Promise<TaskRecord> {
+    return this.storage.resubmit(id, this.clock.now());
+  }
+
+  /** Resubmits every dead (or cancelled) task matching the filter; returns how many. */
+  resubmitMatching(
+    filter: { status: "dead" | "cancelled"; type?: string; pool?: string },
+  ): Promise<number> {
+    return this.storage.resubmitMatching(filter, this.clock.now());
+  }
+
+  get(id: string): Promise<TaskRecord | null> {
+    return this.storage.get(id);
+  }
+
+  list(filter: TaskFilter = {}): Promise<Page<TaskRecord>> {
+    return this.storage.list(filter);
+  }
+
+  /** Finished attempts, newest first, filterable by status, type, pool and text. */
+  history(filter: TaskFilter = {}): Promise<Page<AttemptRecord>> {
+    return this.storage.history(filter);
+  }
+
+  /** The dead-letter list: dead tasks with their last error. */
+  deadLetters(filter: Omit<TaskFilter, "status"> = {}): Promise<Page<TaskRecord>> {
+    return this.storage.list({ ...filter, status: "dead" });
+  }
+
+  getSchedule(id: string): Promise<ScheduleRecord | null> {
+    return this.storage.getSchedule(id);
+  }
+
+  listSchedules(): Promise<ScheduleRecord[]> {
+    return this.storage.listSchedules();
+  }
+
+  /** Live instances sharing this storage. */
+  workers(): Promise<InstanceInfo[]> {
+    return this.storage.listInstances(this.clock.now());
+  }
+
+  /** Counts by status, per pool, totals and per-type durations. */
+  async stats(): Promise<SchedulerStats> {
+    const { byPool, ...rest } = await this.storage.stats();
+    const controls = await this.storage.poolControls();
+    const pools: Record<string, PoolStats> = {};
+    const names = new Set([...Object.keys(byPool), ...this.#runtime.pools.keys()]);
+    for (const c of controls) if (c.pool !== "*") names.add(c.pool);
+    const globalPause = controls.find((c) => c.pool === "*")?.paused ?? false;
+    for (const name of names) {
+      const control = controls.find((c) => c.pool === name);
+      const local: WorkerPool | undefined = this.#runtime.pools.get(name);
+      pools[name] = {
+        size: control?.size ?? local?.configuredSize ?? 0,
+        running: byPool[name]?.running ?? 0,
+        queued: byPool[name]?.queued ?? 0,
+        paused: globalPause || (control?.paused ?? false),
+      };
+    }
+    return { ...rest, pools };
+  }
+
+  /** Pauses one pool, or all, across every instance: running work finishes, nothing new starts. */
+  pause(pool?: string): Promise<void> {
+    return this.#runtime.setPaused(pool ?? null, true);
+  }
+
+  resume(pool?: string): Promise<void> {
+    return this.#runtime.setPaused(pool ?? null, false);
+  }
+
+  /** Sets a pool's concurrency on every instance, live (shrinking lets running work finish). */
+  scalePool(pool: string, size: number): Promise<void> {
+    if (!Number.isInteger(size) || size < 0 || size > 10_000) {
+      return Promise.reject(
+        new ValidationError([{
+          path: "concurrency",
+          message: `must be an integer 0..10000, got ${size}`,
+        }], "pool size"),
+      );
+    }
+    return this.#runtime.scalePool(pool, size);
+  }
+
+  /** Calls `listener` with every attempt this instance finishes; returns the unsubscribe function. */
+  onResult(listener: (record: AttemptRecord) => void): () => void {
+    return this.#runtime.results.on(listener);
+  }
+
+  /** Finished attempts of this instance as an async iterator, until `signal` aborts. */
+  results(signal?: AbortSignal): AsyncGenerator<AttemptRecord> {
+    return this.#runtime.results.iterate(signal);
+  }
+}

@@ -1,0 +1,169 @@
+/**
+ * @module task-table — the embedded store's tables: task rows, status counters, per-pool
+ * ready heaps, the delayed heap, and retention of finished rows. No policy lives here; the
+ * transitions are in memory-storage.ts.
+ */
+import { Heap } from "../../core/heap.ts";
+import {
+  ALL_STATUSES,
+  FINAL_STATUSES,
+  type ParentCondition,
+  type TaskRecord,
+  type TaskStatus,
+} from "../../core/task.ts";
+
+/** A stored task: the public record plus the store's bookkeeping. */
+export interface Row extends TaskRecord {
+  /** Queue position: renewed each time the row is queued or delayed. */
+  seq: number;
+  /** Creation order, for listings. */
+  order: number;
+  /** Parent id → the outcome this task needs from it. */
+  conditions: Record<string, ParentCondition>;
+  /** Parents whose outcome is still unknown. */
+  pendingParents: number;
+  children: string[];
+  leaseUntil: number | null;
+}
+
+interface ReadyEntry {
+  priority: number;
+  seq: number;
+  id: string;
+}
+
+interface DelayedEntry {
+  runAt: number;
+  seq: number;
+  id: string;
+}
+
+const readyFirst = (a: ReadyEntry, b: ReadyEntry) =>
+  a.priority !== b.priority ? a.priority > b.priority : a.seq < b.seq;
+const dueFirst = (a: DelayedEntry, b: DelayedEntry) =>
+  a.runAt !== b.runAt ? a.runAt < b.runAt : a.seq < b.seq;
+
+export class TaskTable {
+  readonly rows = new Map<string, Row>();
+  readonly counts = Object.fromEntries(ALL_STATUSES.map((s) => [s, 0])) as Record<
+    TaskStatus,
+    number
+  >;
+  readonly perPool = new Map<string, { queued: number; running: number }>();
+  readonly running = new Set<string>();
+  /** Finished rows in finishing order, for retention. Dead rows are kept (dead letters). */
+  readonly finished = new Map<string, number>();
+  readonly #ready = new Map<string, Heap<ReadyEntry>>();
+  readonly #delayed = new Heap<DelayedEntry>(dueFirst);
+  #seq = 0;
+
+  nextSeq(): number {
+    return ++this.#seq;
+  }
+
+  /** Inserts a new row in `status` and files it where that status lives. */
+  insert(row: Row, now: number): void {
+    this.rows.set(row.id, row);
+    this.counts[row.status]++;
+    this.#file(row, now);
+  }
+
+  /** Moves a row to `status`, keeping counters and queues in step. */
+  move(row: Row, status: TaskStatus, now: number): void {
+    this.#unfile(row);
+    this.counts[row.status]--;
+    row.status = status;
+    this.counts[status]++;
+    this.#file(row, now);
+  }
+
+  /** Pops the next ready row of `pool` (priority desc, FIFO), skipping stale entries. */
+  popReady(pool: string): Row | undefined {
+    const heap = this.#ready.get(pool);
+    while (heap && heap.size > 0) {
+      const entry = heap.pop()!;
+      const row = this.rows.get(entry.id);
+      if (row && row.status === "queued" && row.seq === entry.seq) return row;
+    }
+    return undefined;
+  }
+
+  /** Pops the next delayed row due at or before `now`, skipping stale entries. */
+  popDue(now: number): Row | undefined {
+    const heap = this.#delayed;
+    while (heap.size > 0 && heap.peek()!.runAt <= now) {
+      const entry = heap.pop()!;
+      const row = this.rows.get(entry.id);
+      if (row && isDelayed(row) && row.runAt === entry.runAt && row.seq === entry.seq) return row;
+    }
+    return undefined;
+  }
+
+  /** Delayed rows due at or before `until`, earliest first. */
+  dueBy(until: number, limit: number): Row[] {
+    const out: Row[] = [];
+    for (const row of this.rows.values()) {
+      if (isDelayed(row) && row.runAt! <= until) out.push(row);
+    }
+    return out.sort((a, b) => a.runAt! - b.runAt! || a.seq - b.seq).slice(0, limit);
+  }
+
+  poolCounts(pool: string): { queued: number; running: number } {
+    let counts = this.perPool.get(pool);
+    if (!counts) this.perPool.set(pool, counts = { queued: 0, running: 0 });
+    return counts;
+  }
+
+  /** Drops finished rows beyond `maxCount` or older than `maxAgeMs` (dead rows stay). */
+  prune(now: number, maxAgeMs: number, maxCount: number): void {
+    for (const [id, finishedAt] of this.finished) {
+      if (this.finished.size <= maxCount && now - finishedAt <= maxAgeMs) break;
+      this.finished.delete(id);
+      const row = this.rows.get(id);
+      if (row) {
+        this.counts[row.status]--;
+        this.rows.delete(id);
+      }
+    }
+  }
+
+  #file(row: Row, now: number): void {
+    switch (row.status) {
+      case "queued": {
+        // A fresh seq per queueing makes older heap entries for this row stale.
+        row.seq = this.nextSeq();
+        let heap = this.#ready.get(row.pool);
+        if (!heap) this.#ready.set(row.pool, heap = new Heap(readyFirst));
+        heap.push({ priority: row.priority, seq: row.seq, id: row.id });
+        this.poolCounts(row.pool).queued++;
+        break;
+      }
+      case "scheduled":
+      case "retrying":
+        row.seq = this.nextSeq();
+        this.#delayed.push({ runAt: row.runAt!, seq: row.seq, id: row.id });
+        break;
+      case "running":
+        this.running.add(row.id);
+        this.poolCounts(row.pool).running++;
+        break;
+      default:
+        if (FINAL_STATUSES.has(row.status) && row.status !== "dead") {
+          this.finished.set(row.id, now);
+        }
+    }
+  }
+
+  #unfile(row: Row): void {
+    if (row.status === "queued") this.poolCounts(row.pool).queued--;
+    if (row.status === "running") {
+      this.running.delete(row.id);
+      this.poolCounts(row.pool).running--;
+    }
+    this.finished.delete(row.id);
+  }
+}
+
+function isDelayed(row: Row): boolean {
+  return row.status === "scheduled" || row.status === "retrying";
+}

@@ -1,0 +1,24 @@
+/**
+ * @module workflow — how a parent's final outcome settles its waiting children. Used by the
+ * embedded store; the Redis scripts implement the same rules in Lua.
+ */
+import type { ParentCondition, TaskStatus } from "../../core/task.ts";
+
+/**
+ * Whether a parent that ended in `status` satisfies `condition`: "success" needs
+ * `succeeded`, "failure" needs `dead`. Null while the parent is unfinished.
+ */
+export function conditionOutcome(
+  condition: ParentCondition,
+  status: TaskStatus,
+): "met" | "broken" | null {
+  if (status === "succeeded") return condition === "success" ? "met" : "broken";
+  if (status === "dead") return condition === "failure" ? "met" : "broken";
+  if (status === "cancelled") return "broken";
+  return null;
+}
+
+/** The cancel reason recorded on a child whose parent broke its condition. */
+export function brokenReason(parentId: string, status: TaskStatus): string {
+  return `parent ${parentId} ended ${status}`;
+}

@@ -1,0 +1,189 @@
+/**
+ * @module pool — one named worker pool: claims up to its free slots in one storage call,
+ * runs each attempt, and settles it (complete, retry or dead).
+ *
+ * A pool pumps when woken (new work announced, a slot freed, controls changed, the backstop
+ * poll) and never polls in a tight loop. Its size and pause flag are cluster-wide controls
+ * read from storage; the configured size is the default.
+ */
+import type { Clock } from "../core/clock.ts";
+import { toErrorInfo } from "../core/errors.ts";
+import type { AttemptRecord, TaskRecord } from "../core/task.ts";
+import { backoffDelay, type BackoffFn } from "../core/backoff.ts";
+import type { Storage } from "../storage/storage.ts";
+import { compose, type Handler, type Logger, type Middleware } from "./middleware.ts";
+import { AbortReason, runAttempt } from "./runner.ts";
+
+/** A registered handler and its per-type options. */
+export interface HandlerEntry {
+  handler: Handler;
+  backoff?: BackoffFn;
+  timeoutMs?: number;
+}
+
+/** What pools share: the scheduler passes one of these to each. */
+export interface PoolDeps {
+  storage: Storage;
+  clock: Clock;
+  logger: Logger;
+  workerId: string;
+  leaseMs: number;
+  handlers: Map<string, HandlerEntry>;
+  middleware: Middleware[];
+  /** Every attempt running in this process, by task id (for cancel and lease renewal). */
+  running: Map<string, AbortController>;
+  /** Called with each finished attempt this process ran. */
+  onAttempt(record: AttemptRecord): void;
+  /** Called when any slot frees, so the scheduler can drain or report. */
+  onIdle(): void;
+}
+
+export class WorkerPool {
+  readonly name: string;
+  /** The size this instance was configured with. */
+  readonly configuredSize: number;
+  /** Cluster-wide override from storage, or null. */
+  sizeOverride: number | null = null;
+  paused = false;
+  readonly #deps: PoolDeps;
+  readonly #active = new Set<string>();
+  #stopped = true;
+  #pumping = false;
+  #again = false;
+
+  constructor(name: string, size: number, deps: PoolDeps) {
+    this.name = name;
+    this.configuredSize = size;
+    this.#deps = deps;
+  }
+
+  get size(): number {
+    return this.sizeOverride ?? this.configuredSize;
+  }
+
+  /** Attempts running in this pool now. */
+  get active(): number {
+    return this.#active.size;
+  }
+
+  start(): void {
+    this.#stopped = false;
+    this.wake();
+  }
+
+  /** Stops claiming; running attempts carry on. */
+  stop(): void {
+    this.#stopped = true;
+  }
+
+  /** Claims while there are free slots and work; coalesces concurrent wake-ups. */
+  wake(): void {
+    if (this.#stopped || this.paused) return;
+    if (this.#pumping) {
+      this.#again = true;
+      return;
+    }
+    this.#pumping = true;
+    this.#pump().catch((error) => {
+      this.#deps.logger.error("claim failed", {
+        pool: this.name,
+        error: toErrorInfo(error).message,
+      });
+    }).finally(() => {
+      this.#pumping = false;
+      if (this.#again) {
+        this.#again = false;
+        this.wake();
+      }
+    });
+  }
+
+  async #pump(): Promise<void> {
+    const { storage, clock, workerId, leaseMs } = this.#deps;
+    while (!this.#stopped && !this.paused) {
+      const free = this.size - this.#active.size;
+      if (free <= 0) return;
+      const tasks = await storage.claim(this.name, free, { workerId, leaseMs }, clock.now());
+      if (this.#stopped) {
+        // Claimed while stopping: hand them straight back.
+        await storage.release(tasks.map((t) => t.id), workerId, clock.now());
+        return;
+      }
+      for (const task of tasks) this.#start(task);
+      if (tasks.length < free) return;
+    }
+  }
+
+  #start(task: TaskRecord): void {
+    const controller = new AbortController();
+    this.#active.add(task.id);
+    this.#deps.running.set(task.id, controller);
+    this.#run(task, controller).catch((error) => {
+      this.#deps.logger.error("settling an attempt failed", {
+        id: task.id,
+        error: toErrorInfo(error).message,
+      });
+    }).finally(() => {
+      this.#active.delete(task.id);
+      this.#deps.running.delete(task.id);
+      this.#deps.onIdle();
+      this.wake();
+    });
+  }
+
+  async #run(task: TaskRecord, controller: AbortController): Promise<void> {
+    const { storage, clock, workerId, logger } = this.#deps;
+    const entry = this.#deps.handlers.get(task.type);
+    const handler: Handler = entry ? compose(this.#deps.middleware, entry.handler) : () => {
+      throw new Error(`No handler registered for task type "${task.type}"`);
+    };
+    const outcome = await runAttempt({
+      task,
+      handler,
+      controller,
+      timeoutMs: task.timeoutMs ?? entry?.timeoutMs ?? null,
+      clock,
+      logger,
+      progress: async (pct) => {
+        await storage.setProgress(task.id, workerId, pct);
+      },
+    });
+    const now = clock.now();
+    const record = (status: AttemptRecord["status"], error: unknown): AttemptRecord => ({
+      taskId: task.id,
+      type: task.type,
+      pool: task.pool,
+      attempt: task.attempt,
+      status,
+      error: error === null ? null : toErrorInfo(error),
+      startedAt: task.startedAt ?? now,
+      finishedAt: now,
+      durationMs: Math.max(0, now - (task.startedAt ?? now)),
+      workerId,
+    });
+    if (outcome.ok) {
+      if (await storage.complete(task.id, workerId, outcome.result, now)) {
+        this.#deps.onAttempt(record("succeeded", null));
+      }
+      return;
+    }
+    const kind = outcome.aborted?.kind;
+    if (kind === "cancelled" || kind === "lease-lost" || kind === "shutdown") {
+      // Storage already decided (cancelled, recovered elsewhere, or handed back at shutdown).
+      if (kind === "cancelled") this.#deps.onAttempt(record("cancelled", outcome.error));
+      return;
+    }
+    const error = toErrorInfo(outcome.error);
+    let retryAt: number | null = null;
+    if (task.attempt < task.maxRetries + 1) {
+      const delay = entry?.backoff
+        ? entry.backoff(task.attempt, outcome.error)
+        : backoffDelay(task.backoff, task.attempt);
+      retryAt = now + Math.max(0, delay);
+    }
+    const status = await storage.fail(task.id, workerId, error, retryAt, now);
+    if (status) this.#deps.onAttempt(record(status, outcome.error));
+  }
+}
+
+export { AbortReason };

@@ -1,0 +1,93 @@
+/**
+ * @module promoter — moves due delayed tasks (delay, runAt, retry back-off) to their ready
+ * queues through the timing wheel.
+ *
+ * The delayed set in storage is the truth; the wheel is this process's hot cache of it.
+ * The wheel holds one entry per due tick, not per task: a firing promotes everything due,
+ * so 100k tasks due within 10 s cost at most one wheel entry per 10 ms tick. Entries come
+ * from `delayed` events (whoever submitted) and from a look-ahead scan on start and every
+ * `lookAheadMs / 2`, which also covers events missed while disconnected. Promotion itself
+ * is one atomic storage call, so each task is promoted exactly once however many
+ * instances fire for the same tick.
+ */
+import type { Clock } from "../core/clock.ts";
+import type { TimingWheel } from "../core/timing-wheel.ts";
+import type { Storage } from "../storage/storage.ts";
+import type { Logger } from "./middleware.ts";
+import { Periodic } from "./periodic.ts";
+
+const PROMOTE_BATCH = 1000;
+
+export interface PromoterOptions {
+  storage: Storage;
+  clock: Clock;
+  wheel: TimingWheel;
+  logger: Logger;
+  tickMs: number;
+  lookAheadMs: number;
+}
+
+export class Promoter {
+  readonly #o: PromoterOptions;
+  readonly #scan: Periodic;
+  #promoting: Promise<void> | null = null;
+  #again = false;
+
+  constructor(options: PromoterOptions) {
+    this.#o = options;
+    this.#scan = new Periodic(
+      "look-ahead scan",
+      Math.max(options.tickMs, Math.floor(options.lookAheadMs / 2)),
+      () => this.step(),
+      options.clock,
+      options.logger,
+    );
+  }
+
+  start(): void {
+    this.#scan.start();
+  }
+
+  stop(): void {
+    this.#scan.stop();
+  }
+
+  /** One look-ahead scan: arms the wheel for delayed tasks due within the window. */
+  async step(): Promise<void> {
+    const { storage, clock, lookAheadMs } = this.#o;
+    const due = await storage.dueDelayed(clock.now() + lookAheadMs, 10_000);
+    for (const { runAt } of due) this.arm(runAt);
+  }
+
+  /** Makes sure the wheel fires at the tick that covers `runAt` (inside the look-ahead). */
+  arm(runAt: number): void {
+    const { wheel, clock, tickMs, lookAheadMs } = this.#o;
+    if (runAt > clock.now() + lookAheadMs) return; // a later scan arms it
+    const at = Math.ceil(runAt / tickMs) * tickMs;
+    const id = `promote:${at}`;
+    if (!wheel.has(id)) wheel.schedule(id, at, () => this.promote());
+  }
+
+  /** Promotes everything due now; concurrent requests coalesce into one more pass. */
+  promote(): Promise<void> {
+    if (this.#promoting) {
+      this.#again = true;
+      return this.#promoting;
+    }
+    this.#promoting = (async () => {
+      try {
+        do {
+          this.#again = false;
+          while (
+            await this.#o.storage.promoteDue(this.#o.clock.now(), PROMOTE_BATCH) === PROMOTE_BATCH
+          );
+        } while (this.#again);
+      } catch (error) {
+        this.#o.logger.warn("promote failed", { error: (error as Error)?.message ?? error });
+      } finally {
+        this.#promoting = null;
+      }
+    })();
+    return this.#promoting;
+  }
+}

@@ -1,0 +1,213 @@
+/**
+ * @module runtime — the running half of a Scheduler: pools, wheel, promoter, schedule
+ * firer, lease keeper, recoverer, heartbeat and the backstop poll, wired to storage events.
+ */
+import type { Clock } from "../core/clock.ts";
+import type { TimingWheel } from "../core/timing-wheel.ts";
+import type { Storage, StorageEvent } from "../storage/storage.ts";
+import { LeaseKeeper } from "./lease-keeper.ts";
+import type { Logger, Middleware } from "./middleware.ts";
+import { Periodic } from "./periodic.ts";
+import { type HandlerEntry, WorkerPool } from "./pool.ts";
+import { Promoter } from "./promoter.ts";
+import { ResultStream } from "./results.ts";
+import { AbortReason } from "./runner.ts";
+import { ScheduleFirer } from "./schedule-firer.ts";
+
+export interface RuntimeOptions {
+  storage: Storage;
+  clock: Clock;
+  logger: Logger;
+  workerId: string;
+  host: string;
+  pid: number;
+  leaseMs: number;
+  tickMs: number;
+  lookAheadMs: number;
+  pollMs: number;
+  recoverMs: number;
+  heartbeatMs: number;
+  pools: Record<string, number>;
+  handlers: Map<string, HandlerEntry>;
+  middleware: Middleware[];
+  wheel: TimingWheel;
+}
+
+export class Runtime {
+  readonly pools = new Map<string, WorkerPool>();
+  readonly results = new ResultStream();
+  readonly running = new Map<string, AbortController>();
+  readonly #o: RuntimeOptions;
+  readonly #promoter: Promoter;
+  readonly #firer: ScheduleFirer;
+  readonly #leases: LeaseKeeper;
+  readonly #duties: Periodic[];
+  #unsubscribe: (() => void) | null = null;
+  #startedAt = 0;
+  #idleWaiters: (() => void)[] = [];
+
+  constructor(o: RuntimeOptions) {
+    this.#o = o;
+    const { storage, clock, logger, wheel } = o;
+    this.#promoter = new Promoter({
+      storage,
+      clock,
+      wheel,
+      logger,
+      tickMs: o.tickMs,
+      lookAheadMs: o.lookAheadMs,
+    });
+    this.#firer = new ScheduleFirer({ storage, clock, wheel, logger, lookAheadMs: o.lookAheadMs });
+    this.#leases = new LeaseKeeper(storage, clock, this.running, {
+      workerId: o.workerId,
+      leaseMs: o.leaseMs,
+    }, logger);
+    this.#duties = [
+      new Periodic("claim poll", o.pollMs, async () => this.#wakeAll(), clock, logger),
+      new Periodic(
+        "lease recovery",
+        o.recoverMs,
+        () => storage.recoverExpired(clock.now(), 1000),
+        clock,
+        logger,
+      ),
+      new Periodic("heartbeat", o.heartbeatMs, () => this.#heartbeat(), clock, logger),
+    ];
+    for (const [name, size] of Object.entries(o.pools)) this.#pool(name, size);
+  }
+
+  async start(): Promise<void> {
+    const { storage, clock, wheel } = this.#o;
+    this.#startedAt = clock.now();
+    this.#unsubscribe = storage.subscribe((event) => this.#onEvent(event));
+    await this.#refreshControls();
+    wheel.start();
+    this.#promoter.start();
+    this.#firer.start();
+    this.#leases.start();
+    for (const duty of this.#duties) duty.start();
+    for (const pool of this.pools.values()) pool.start();
+  }
+
+  async shutdown(timeoutMs: number): Promise<void> {
+    const { storage, clock, wheel, workerId } = this.#o;
+    for (const pool of this.pools.values()) pool.stop();
+    this.#promoter.stop();
+    this.#firer.stop();
+    for (const duty of this.#duties) duty.stop();
+    if (this.running.size > 0 && timeoutMs > 0) await this.#drain(timeoutMs);
+    if (this.running.size > 0) {
+      // Out of time: stop the handlers and hand their tasks back, attempt not counted.
+      const ids = [...this.running.keys()];
+      for (const id of ids) {
+        this.running.get(id)?.abort(new AbortReason("shutdown", "worker shutting down"));
+      }
+      await storage.release(ids, workerId, clock.now());
+    }
+    this.#leases.stop();
+    wheel.stop();
+    this.#unsubscribe?.();
+    await storage.removeInstance(workerId).catch(() => {});
+  }
+
+  /** Resolves when nothing runs, or after `timeoutMs`. */
+  #drain(timeoutMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = this.#o.clock.setTimer(resolve, timeoutMs);
+      this.#idleWaiters.push(() => {
+        this.#o.clock.clearTimer(timer);
+        resolve();
+      });
+    });
+  }
+
+  async setPaused(pool: string | null, paused: boolean): Promise<void> {
+    await this.#o.storage.setPaused(pool, paused);
+    await this.#refreshControls();
+  }
+
+  async scalePool(pool: string, size: number): Promise<void> {
+    await this.#o.storage.setPoolSize(pool, size);
+    await this.#refreshControls();
+  }
+
+  #pool(name: string, size: number): WorkerPool {
+    const pool = new WorkerPool(name, size, {
+      ...this.#o,
+      running: this.running,
+      onAttempt: (record) => this.results.publish(record),
+      onIdle: () => {
+        if (this.running.size > 0) return;
+        const waiters = this.#idleWaiters;
+        this.#idleWaiters = [];
+        for (const w of waiters) w();
+      },
+    });
+    this.pools.set(name, pool);
+    return pool;
+  }
+
+  #onEvent(event: StorageEvent): void {
+    switch (event.kind) {
+      case "ready":
+        this.pools.get(event.pool)?.wake();
+        break;
+      case "delayed":
+        this.#promoter.arm(event.runAt);
+        break;
+      case "schedule":
+        this.#firer.arm(event.id, event.nextRunAt);
+        break;
+      case "cancel":
+        this.running.get(event.id)?.abort(new AbortReason("cancelled", "task cancelled"));
+        break;
+      case "control":
+        this.#refreshControls().catch((error) => {
+          this.#o.logger.warn("reading pool controls failed", { error: (error as Error)?.message });
+        });
+        break;
+    }
+  }
+
+  /** Applies cluster-wide sizes and pause flags; a pool scaled elsewhere starts here too. */
+  async #refreshControls(): Promise<void> {
+    const controls = await this.#o.storage.poolControls();
+    const globalPause = controls.find((c) => c.pool === "*")?.paused ?? false;
+    for (const c of controls) {
+      if (c.pool !== "*" && !this.pools.has(c.pool) && c.size !== null) {
+        const pool = this.#pool(c.pool, 0);
+        if (this.#startedAt) pool.start();
+      }
+    }
+    for (const pool of this.pools.values()) {
+      const c = controls.find((x) => x.pool === pool.name);
+      pool.sizeOverride = c?.size ?? null;
+      pool.paused = globalPause || (c?.paused ?? false);
+      pool.wake();
+    }
+  }
+
+  #wakeAll(): void {
+    for (const pool of this.pools.values()) pool.wake();
+  }
+
+  #heartbeat(): Promise<void> {
+    const { storage, clock, workerId, host, pid, heartbeatMs } = this.#o;
+    const pools: Record<string, number> = {};
+    for (const [name, pool] of this.pools) pools[name] = pool.size;
+    const now = clock.now();
+    return storage.heartbeat(
+      {
+        id: workerId,
+        host,
+        pid,
+        pools,
+        running: this.running.size,
+        startedAt: this.#startedAt,
+        lastSeen: now,
+      },
+      heartbeatMs * 3,
+      now,
+    );
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * @module schedule-firer — fires recurring and cron occurrences through the timing wheel.
+ *
+ * Every instance arms the wheel for schedules due within the look-ahead; when it fires,
+ * the instance computes the following occurrence and asks storage to fire this one with a
+ * compare-and-set on `nextRunAt`, so each occurrence runs exactly once across instances
+ * and keeps firing when the instance that created the schedule is gone. An instance that
+ * was down for several occurrences fires the overdue one once and moves on (no backlog
+ * burst).
+ */
+import type { Clock } from "../core/clock.ts";
+import { newId } from "../core/ids.ts";
+import { nextOccurrence } from "../core/recurrence.ts";
+import type { TimingWheel } from "../core/timing-wheel.ts";
+import type { Storage } from "../storage/storage.ts";
+import type { Logger } from "./middleware.ts";
+import { Periodic } from "./periodic.ts";
+
+export interface ScheduleFirerOptions {
+  storage: Storage;
+  clock: Clock;
+  wheel: TimingWheel;
+  logger: Logger;
+  lookAheadMs: number;
+}
+
+/** Far beyond any real schedule: used when a cron has no further occurrence. */
+const NEVER = 8.64e15;
+
+export class ScheduleFirer {
+  readonly #o: ScheduleFirerOptions;
+  readonly #scan: Periodic;
+
+  constructor(options: ScheduleFirerOptions) {
+    this.#o = options;
+    this.#scan = new Periodic(
+      "schedule scan",
+      Math.max(10, Math.floor(options.lookAheadMs / 2)),
+      () => this.step(),
+      options.clock,
+      options.logger,
+    );
+  }
+
+  start(): void {
+    this.#scan.start();
+  }
+
+  stop(): void {
+    this.#scan.stop();
+  }
+
+  /** Arms the wheel for every schedule due within the look-ahead. */
+  async step(): Promise<void> {
+    const { storage, clock, lookAheadMs } = this.#o;
+    const due = await storage.dueSchedules(clock.now() + lookAheadMs, 10_000);
+    for (const { id, nextRunAt } of due) this.arm(id, nextRunAt);
+  }
+
+  /** Arms (or re-arms) the wheel for occurrence `at` of schedule `id`. */
+  arm(id: string, at: number): void {
+    const { wheel, clock, lookAheadMs } = this.#o;
+    if (at >= NEVER || at > clock.now() + lookAheadMs) return;
+    if (wheel.dueAt(`schedule:${id}`) === at) return;
+    wheel.schedule(`schedule:${id}`, at, () => {
+      this.#fire(id, at).catch((error) => {
+        this.#o.logger.warn("schedule firing failed", { id, error: (error as Error)?.message });
+      });
+    });
+  }
+
+  async #fire(id: string, occurrenceAt: number): Promise<void> {
+    const { storage, clock } = this.#o;
+    const schedule = await storage.getSchedule(id);
+    if (!schedule || schedule.nextRunAt !== occurrenceAt) return;
+    const now = clock.now();
+    const next = nextOccurrence(schedule, Math.max(occurrenceAt, now)) ?? NEVER;
+    const run = {
+      ...schedule.template,
+      dependsOn: [],
+      id: newId("", now),
+      runAt: occurrenceAt,
+      key: null,
+      scheduleId: id,
+      createdAt: now,
+    };
+    const result = await storage.fireSchedule(id, occurrenceAt, next, run, now);
+    if (result.fired) this.arm(id, next);
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * @module submission — turns validated specs into what storage stores: tasks in dependency
+ * order (cycles rejected) and schedule records with their first occurrence.
+ */
+import { ValidationError } from "../core/errors.ts";
+import { newId } from "../core/ids.ts";
+import { nextOccurrence } from "../core/recurrence.ts";
+import type { ParsedSpec } from "../core/task-schema.ts";
+import { type NewTask, parentConditions, type ScheduleRecord } from "../core/task.ts";
+
+export function toNewTask(spec: ParsedSpec, now: number): NewTask {
+  return {
+    id: spec.id ?? newId("", now),
+    type: spec.type,
+    pool: spec.pool,
+    priority: spec.priority,
+    payload: spec.payload,
+    maxRetries: spec.maxRetries,
+    runAt: spec.runAt,
+    key: spec.key,
+    timeoutMs: spec.timeoutMs,
+    backoff: spec.backoff,
+    scheduleId: null,
+    dependsOn: spec.dependsOn,
+    onSuccessOf: spec.onSuccessOf,
+    onFailureOf: spec.onFailureOf,
+    createdAt: now,
+  };
+}
+
+/**
+ * A schedule for an `every` or `cron` spec. Interval schedules first fire at `runAt` when
+ * given, else one interval from now; that first firing anchors every later one. Cron
+ * schedules first fire at the first occurrence after `runAt` (or now).
+ */
+export function toSchedule(
+  spec: ParsedSpec,
+  now: number,
+  skipIfRunning = true,
+): ScheduleRecord {
+  const base = {
+    kind: spec.cron ? "cron" as const : "every" as const,
+    everyMs: spec.everyMs,
+    cron: spec.cron,
+    timezone: spec.timezone,
+  };
+  const startAt = spec.cron ? (spec.runAt ?? now) : (spec.runAt ?? now + spec.everyMs!);
+  const first = spec.cron ? nextOccurrence({ ...base, startAt }, startAt - 1) : startAt;
+  if (first === null) {
+    throw new ValidationError([{ path: "cron", message: "has no future occurrence" }]);
+  }
+  return {
+    id: newId("sch_", now),
+    ...base,
+    template: {
+      type: spec.type,
+      pool: spec.pool,
+      priority: spec.priority,
+      payload: spec.payload,
+      maxRetries: spec.maxRetries,
+      timeoutMs: spec.timeoutMs,
+      backoff: spec.backoff,
+      dependsOn: [],
+      onSuccessOf: null,
+      onFailureOf: null,
+    },
+    startAt,
+    nextRunAt: first,
+    lastRunId: null,
+    lastRunAt: null,
+    skipIfRunning,
+    createdAt: now,
+  };
+}
+
+/**
+ * Orders a batch so every parent comes before its children (parents outside the batch are
+ * storage's to check). Throws a ValidationError naming the first task on a cycle.
+ */
+export function orderBatch(tasks: NewTask[]): NewTask[] {
+  const byId = new Map(tasks.map((t) => [t.id, t]));
+  const state = new Map<string, "visiting" | "done">();
+  const out: NewTask[] = [];
+  const visit = (task: NewTask, index: number) => {
+    const mark = state.get(task.id);
+    if (mark === "done") return;
+    if (mark === "visiting") {
+      const at = tasks.length > 1 ? `[${index}].` : "";
+      throw new ValidationError([{
+        path: `${at}dependsOn`,
+        message: `workflow cycle through task "${task.id}"`,
+      }]);
+    }
+    state.set(task.id, "visiting");
+    for (const parentId of parentConditions(task).keys()) {
+      const parent = byId.get(parentId);
+      if (parent) visit(parent, tasks.indexOf(parent));
+    }
+    state.set(task.id, "done");
+    out.push(task);
+  };
+  tasks.forEach(visit);
+  return out;
+}
