@@ -34,12 +34,16 @@ scheduler.register("send_email", async (payload: { to: string; subject: string }
 
 scheduler.onResult((r) => {
   const error = r.error ? ` — ${r.error.message}` : "";
-  console.log(`${r.status.padEnd(9)} ${r.type} ${r.taskId} attempt ${r.attempt} (${r.durationMs} ms)${error}`);
+  console.log(
+    `${r.status.padEnd(9)} ${r.type} ${r.taskId} attempt ${r.attempt} (${r.durationMs} ms)${error}`,
+  );
 });
 
 await scheduler.start();
 console.log(`skedulr worker ${scheduler.workerId}`);
-console.log("  storage: embedded (in memory, this process only; set REDIS_URL for Redis once supported)");
+console.log(
+  "  storage: embedded (in memory, this process only; set REDIS_URL for Redis once supported)",
+);
 console.log("  pools:   default=10, critical=4");
 console.log(`  jobs:    ${scheduler.types.join(", ")}`);
 
@@ -53,7 +57,10 @@ for (const to of ["ada@example.com", "grace@example.com", "linus@example.com"]) 
     backoff: { type: "exponential", base: "500ms", max: "10s", jitter: 0.2 },
   });
 }
-await scheduler.scheduleRecurring({ type: "send_email", payload: { to: "ops@example.com", subject: "Heartbeat" } }, "5s");
+await scheduler.scheduleRecurring({
+  type: "send_email",
+  payload: { to: "ops@example.com", subject: "Heartbeat" },
+}, "5s");
 
 onShutdownSignal(async (signal) => {
   console.log(`${signal}: draining (running handlers get up to 10 s)`);

@@ -78,9 +78,15 @@ export class ManualClock implements Clock {
    */
   async advance(ms: number): Promise<void> {
     const target = this.#now + ms;
-    for (;;) {
+    for (let fired = 0;; fired++) {
       const next = this.#earliest();
       if (!next || next.at > target) break;
+      if (fired > 100_000) {
+        throw new Error(
+          `ManualClock.advance: over 100000 timers fired without time moving past ${next.at}; ` +
+            `a timer keeps re-arming itself: ${next.fn.toString().slice(0, 200)}`,
+        );
+      }
       this.#timers.delete(next.seq);
       if (next.at > this.#now) this.#now = next.at;
       next.fn();

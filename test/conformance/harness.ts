@@ -29,11 +29,12 @@ export async function harness(
   factory: StorageFactory,
   options: Partial<SchedulerOptions> & {
     start?: boolean;
+    startAt?: number;
     storageOptions?: Parameters<StorageFactory>[0];
   } = {},
 ): Promise<Harness> {
   const { storage, dispose } = await factory(options.storageOptions);
-  const clock = new ManualClock(options.clock?.now() ?? T0);
+  const clock = new ManualClock(options.startAt ?? T0);
   const s = new Scheduler({
     storage,
     clock,
@@ -50,6 +51,7 @@ export async function harness(
       const want = Array.isArray(status) ? status : [status];
       return eventually(
         async () => {
+          await clock.advance(0); // fire timers already due, e.g. a zero back-off
           const t = await s.get(id);
           return t && want.includes(t.status) ? t : null;
         },

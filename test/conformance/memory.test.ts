@@ -5,6 +5,10 @@ import { MemoryStorage } from "../../src/storage/memory/memory-storage.ts";
 import type { StorageFactory } from "./harness.ts";
 import { basicsSuite } from "./suite-basics.ts";
 import { retriesSuite } from "./suite-retries.ts";
+import { timeSuite } from "./suite-time.ts";
+import { poolsSuite } from "./suite-pools.ts";
+import { workflowsSuite } from "./suite-workflows.ts";
+import { observeSuite } from "./suite-observe.ts";
 
 const memory: StorageFactory = (options) => {
   const storage = new MemoryStorage(options);
@@ -13,3 +17,7 @@ const memory: StorageFactory = (options) => {
 
 basicsSuite("memory", memory);
 retriesSuite("memory", memory);
+timeSuite("memory", memory);
+poolsSuite("memory", memory);
+workflowsSuite("memory", memory);
+observeSuite("memory", memory);

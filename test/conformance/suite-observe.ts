@@ -1,0 +1,249 @@
+/**
+ * @module suite-observe — middleware, results stream, stats, history, workers, shutdown.
+ */
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { harness, type StorageFactory } from "./harness.ts";
+import { loggingMiddleware, timingMiddleware } from "../../src/worker/middleware.ts";
+import type { AttemptRecord } from "../../src/core/task.ts";
+import { eventually, gate } from "../helpers/wait.ts";
+
+export function observeSuite(backend: string, factory: StorageFactory): void {
+  describe(`${backend}: middleware, results, stats, history`, () => {
+    it("composes middleware outermost first; built-in logging and timing see every attempt", async () => {
+      const h = await harness(factory);
+      try {
+        const trace: string[] = [];
+        const logged: { message: string; fields?: Record<string, unknown> }[] = [];
+        const log = (message: string, fields?: Record<string, unknown>) =>
+          logged.push({ message, fields });
+        const timings: { ok: boolean; type: string }[] = [];
+        h.s.use((next) => async (payload, ctx) => {
+          trace.push("outer:in");
+          const r = await next(payload, ctx);
+          trace.push("outer:out");
+          return r;
+        });
+        h.s.use((next) => async (payload, ctx) => {
+          trace.push("inner:in");
+          const r = await next(payload, ctx);
+          trace.push("inner:out");
+          return { wrapped: r };
+        });
+        h.s.use(loggingMiddleware({ debug: log, info: log, warn: log, error: log }));
+        h.s.use(timingMiddleware((_ms, ctx, ok) => timings.push({ ok, type: ctx.type })));
+        h.s.register("t", () => {
+          trace.push("handler");
+          return 7;
+        });
+        h.s.register("bad", () => {
+          throw new Error("bad");
+        });
+        const id = await h.s.submit({ type: "t" });
+        const t = await h.until(id, "succeeded");
+        assert.deepEqual(t.result, { wrapped: 7 });
+        assert.deepEqual(trace, ["outer:in", "inner:in", "handler", "inner:out", "outer:out"]);
+        await h.until(await h.s.submit({ type: "bad" }), "dead");
+        assert.deepEqual(logged.map((l) => l.message), [
+          "task started",
+          "task succeeded",
+          "task started",
+          "task failed",
+        ]);
+        assert.equal(logged[3].fields?.error, "bad");
+        assert.deepEqual(timings, [{ ok: true, type: "t" }, { ok: false, type: "bad" }]);
+      } finally {
+        await h.close();
+      }
+    });
+
+    it("streams every finished attempt as a result record, as events and as an async iterator", async () => {
+      const h = await harness(factory);
+      try {
+        h.s.register("ok", () => "fine");
+        h.s.register("flaky", (_p, ctx) => {
+          if (ctx.attempt === 1) throw new Error("first");
+        });
+        const seen: AttemptRecord[] = [];
+        h.s.onResult((r) => seen.push(r));
+        const ac = new AbortController();
+        const iterated: AttemptRecord[] = [];
+        const consumer = (async () => {
+          for await (const r of h.s.results(ac.signal)) {
+            iterated.push(r);
+            if (iterated.length === 3) ac.abort();
+          }
+        })();
+        const a = await h.s.submit({ type: "ok" });
+        const b = await h.s.submit({ type: "flaky", maxRetries: 1 });
+        await h.until(a, "succeeded");
+        await h.until(b, "succeeded");
+        await consumer;
+        assert.equal(seen.length, 3);
+        assert.deepEqual(iterated, seen);
+        const failed = seen.find((r) => r.status === "retrying")!;
+        assert.equal(failed.taskId, b);
+        assert.equal(failed.error?.message, "first");
+        for (const r of seen) {
+          assert.equal(r.workerId, h.s.workerId);
+          assert.equal(r.durationMs, r.finishedAt - r.startedAt);
+          assert.ok(["ok", "flaky"].includes(r.type));
+          assert.equal(r.pool, "default");
+        }
+      } finally {
+        await h.close();
+      }
+    });
+
+    it("stats() counts by status and pool, totals, and per-type durations with p95/p99 from 100 samples", async () => {
+      const h = await harness(factory, { pools: { default: 100 } });
+      try {
+        h.s.register(
+          "timed",
+          (p: { ms: number }) => new Promise<void>((r) => h.clock.setTimer(r, p.ms)),
+        );
+        const ids = [];
+        for (let i = 1; i <= 100; i++) {
+          ids.push(await h.s.submit({ type: "timed", payload: { ms: i * 10 } }));
+        }
+        for (let t = 0; t < 1_000; t += 10) await h.clock.advance(10);
+        for (const id of ids) await h.until(id, "succeeded");
+        const stats = await h.s.stats();
+        assert.equal(stats.byStatus.succeeded, 100);
+        assert.equal(stats.totals.succeeded, 100);
+        const d = stats.durations.timed;
+        assert.equal(d.count, 100);
+        assert.equal(d.minMs, 10);
+        assert.equal(d.maxMs, 1_000);
+        assert.equal(d.medianMs, 505);
+        assert.equal(d.meanMs, 505);
+        assert.equal(d.p95Ms, 950);
+        assert.equal(d.p99Ms, 990);
+      } finally {
+        await h.close();
+      }
+    });
+
+    it("omits p95/p99 below 100 samples", async () => {
+      const h = await harness(factory);
+      try {
+        h.s.register("quick", () => null);
+        await h.until(await h.s.submit({ type: "quick" }), "succeeded");
+        const d = (await h.s.stats()).durations.quick;
+        assert.equal(d.count, 1);
+        assert.equal(d.p95Ms, undefined);
+      } finally {
+        await h.close();
+      }
+    });
+
+    it("keeps history of finished attempts, filterable, with retention by count", async () => {
+      const h = await harness(factory, { storageOptions: { history: { maxCount: 5 } } });
+      try {
+        h.s.register("good", () => "ok");
+        h.s.register("bad", () => {
+          throw new Error("needle in error");
+        });
+        for (let i = 0; i < 4; i++) await h.until(await h.s.submit({ type: "good" }), "succeeded");
+        const bad = await h.s.submit({ type: "bad", pool: "default" });
+        await h.until(bad, "dead");
+        const dead = await h.s.history({ status: "dead" });
+        assert.deepEqual(dead.items.map((a) => a.taskId), [bad]);
+        assert.equal((await h.s.history({ q: "NEEDLE" })).items.length, 1);
+        assert.equal((await h.s.history({ type: "good" })).items.length, 4);
+        for (let i = 0; i < 3; i++) await h.until(await h.s.submit({ type: "good" }), "succeeded");
+        const all = await h.s.history({ limit: 100 });
+        assert.equal(all.items.length, 5, "retention keeps the newest 5");
+        assert.equal(all.items[0].type, "good", "newest first");
+        const page1 = await h.s.history({ limit: 2 });
+        assert.equal(page1.items.length, 2);
+        const page2 = await h.s.history({ limit: 2, cursor: page1.next! });
+        assert.notDeepEqual(page2.items[0], page1.items[0]);
+      } finally {
+        await h.close();
+      }
+    });
+
+    it("lists tasks newest first with filters and cursor paging", async () => {
+      const h = await harness(factory, { start: false });
+      try {
+        const ids = [];
+        for (let i = 0; i < 5; i++) {
+          ids.push(await h.s.submit({ type: i % 2 ? "odd" : "even", payload: { n: `item-${i}` } }));
+        }
+        const first = await h.s.list({ limit: 2 });
+        assert.deepEqual(first.items.map((t) => t.id), [ids[4], ids[3]]);
+        const second = await h.s.list({ limit: 2, cursor: first.next! });
+        assert.deepEqual(second.items.map((t) => t.id), [ids[2], ids[1]]);
+        const last = await h.s.list({ limit: 2, cursor: second.next! });
+        assert.deepEqual(last.items.map((t) => t.id), [ids[0]]);
+        assert.equal(last.next, null);
+        assert.equal((await h.s.list({ type: "odd" })).items.length, 2);
+        assert.deepEqual((await h.s.list({ q: "item-3" })).items.map((t) => t.id), [ids[3]]);
+        assert.equal((await h.s.list({ status: "queued", pool: "default" })).items.length, 5);
+      } finally {
+        await h.close();
+      }
+    });
+
+    it("registers the instance for the workers listing and removes it on shutdown", async () => {
+      const h = await harness(factory, { host: "node-a", pid: 4242 });
+      const workers = await eventually(async () => {
+        const list = await h.s.workers();
+        return list.length ? list : null;
+      }, "instance registered");
+      assert.equal(workers[0].id, h.s.workerId);
+      assert.equal(workers[0].host, "node-a");
+      assert.equal(workers[0].pid, 4242);
+      assert.deepEqual(workers[0].pools, { default: 4 });
+      await h.s.shutdown({ timeoutMs: 0 });
+      assert.deepEqual(await h.s.workers(), []);
+      await h.close();
+    });
+  });
+
+  describe(`${backend}: shutdown`, () => {
+    it("stops claiming, lets running handlers finish within the timeout, keeps queued work", async () => {
+      const h = await harness(factory, { pools: { default: 1 } });
+      try {
+        const hold = gate();
+        h.s.register("w", () => hold.promise.then(() => "finished"));
+        const running = await h.s.submit({ type: "w" });
+        await h.until(running, "running");
+        const queued = await h.s.submit({ type: "w" });
+        const stopping = h.s.shutdown({ timeoutMs: 10_000 });
+        hold.open();
+        await stopping;
+        assert.equal((await h.s.get(running))?.status, "succeeded");
+        assert.equal((await h.s.get(queued))?.status, "queued", "queued work stays in storage");
+      } finally {
+        await h.close();
+      }
+    });
+
+    it("aborts handlers still running at the timeout and hands their tasks back", async () => {
+      const h = await harness(factory, { pools: { default: 1 } });
+      try {
+        let reason: unknown;
+        h.s.register("stuck", (_p, ctx) =>
+          new Promise((_, reject) => {
+            ctx.signal.addEventListener("abort", () => {
+              reason = ctx.signal.reason;
+              reject(ctx.signal.reason);
+            });
+          }));
+        const id = await h.s.submit({ type: "stuck" });
+        await h.until(id, "running");
+        const stopping = h.s.shutdown({ timeoutMs: 5_000 });
+        await h.clock.advance(5_000);
+        await stopping;
+        assert.match(String((reason as Error)?.message), /shutting down/);
+        const t = await h.s.get(id);
+        assert.equal(t?.status, "queued");
+        assert.equal(t?.attempt, 0, "an interrupted attempt is not counted");
+      } finally {
+        await h.close();
+      }
+    });
+  });
+}

@@ -1,0 +1,151 @@
+/**
+ * @module suite-time — delayed tasks and recurring/cron schedules on the manual clock.
+ */
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { harness, type StorageFactory, T0 } from "./harness.ts";
+import { eventually, gate } from "../helpers/wait.ts";
+
+export function timeSuite(backend: string, factory: StorageFactory): void {
+  describe(`${backend}: delayed tasks`, () => {
+    it("runs delay, runAt and scheduleOnce tasks at their time, never before", async () => {
+      const h = await harness(factory);
+      try {
+        const ranAt = new Map<string, number>();
+        h.s.register("t", (_p, ctx) => {
+          ranAt.set(ctx.id, h.clock.now());
+        });
+        const a = await h.s.submit({ type: "t", delay: "1500ms" });
+        const b = await h.s.submit({ type: "t", runAt: new Date(T0 + 3_000).toISOString() });
+        const c = await h.s.scheduleOnce({ type: "t" }, new Date(T0 + 4_000));
+        assert.equal((await h.s.get(a))?.status, "scheduled");
+        await h.clock.advance(1_499);
+        assert.equal(ranAt.size, 0);
+        await h.clock.advance(20);
+        await eventually(() => ranAt.has(a), "a to run");
+        await h.clock.advance(3_000 - 1_519 - 1);
+        assert.ok(!ranAt.has(b), "b not before 3 s");
+        await h.clock.advance(2_000);
+        await eventually(() => ranAt.has(b) && ranAt.has(c), "b and c to run");
+        assert.ok(ranAt.get(a)! >= T0 + 1_500 && ranAt.get(a)! <= T0 + 1_510);
+        assert.ok(ranAt.get(b)! >= T0 + 3_000 && ranAt.get(b)! <= T0 + 3_010);
+        assert.ok(ranAt.get(c)! >= T0 + 4_000 && ranAt.get(c)! <= T0 + 4_010);
+      } finally {
+        await h.close();
+      }
+    });
+
+    it("runs a task whose runAt is already past at once", async () => {
+      const h = await harness(factory);
+      try {
+        h.s.register("t", () => "done");
+        const id = await h.s.submit({ type: "t", runAt: T0 - 60_000 });
+        await h.clock.advance(10);
+        await h.until(id, "succeeded");
+      } finally {
+        await h.close();
+      }
+    });
+  });
+
+  describe(`${backend}: recurring and cron`, () => {
+    it("fires an interval schedule anchored to its start: own ids, linked, no drift", async () => {
+      const h = await harness(factory);
+      try {
+        const runs: { id: string; at: number; scheduleId: string | null }[] = [];
+        h.s.register("tick", (_p, ctx) => {
+          runs.push({ id: ctx.id, at: h.clock.now(), scheduleId: ctx.scheduleId });
+          // A slow run must not shift the next firing.
+          return new Promise<void>((r) => h.clock.setTimer(r, 700));
+        });
+        const sid = await h.s.scheduleRecurring({ type: "tick" }, "1s");
+        for (let i = 0; i < 5; i++) await h.clock.advance(1_000);
+        await eventually(() => runs.length === 5, "5 runs");
+        assert.deepEqual(runs.map((r) => r.at - T0), [1_000, 2_000, 3_000, 4_000, 5_000]);
+        assert.equal(new Set(runs.map((r) => r.id)).size, 5);
+        assert.ok(runs.every((r) => r.scheduleId === sid));
+        const run = await h.s.get(runs[0].id);
+        assert.equal(run?.scheduleId, sid);
+      } finally {
+        await h.close();
+      }
+    });
+
+    it("skips a firing while the previous run of the schedule is still running", async () => {
+      const h = await harness(factory);
+      try {
+        const hold = gate();
+        let runs = 0;
+        h.s.register("slow", () => {
+          runs++;
+          return hold.promise;
+        });
+        await h.s.scheduleRecurring({ type: "slow" }, "1s");
+        await h.clock.advance(1_000);
+        await eventually(() => runs === 1, "first run");
+        await h.clock.advance(3_000);
+        assert.equal(runs, 1, "occurrences at 2 s, 3 s, 4 s are skipped");
+        hold.open();
+        await h.clock.advance(1_000);
+        await eventually(() => runs === 2, "next occurrence runs");
+      } finally {
+        await h.close();
+      }
+    });
+
+    it("stops firing after the schedule is cancelled", async () => {
+      const h = await harness(factory);
+      try {
+        let runs = 0;
+        h.s.register("tick", () => {
+          runs++;
+        });
+        const sid = await h.s.scheduleRecurring({ type: "tick" }, "1s");
+        await h.clock.advance(1_000);
+        await eventually(() => runs === 1, "first run");
+        await h.s.cancel(sid);
+        await h.clock.advance(5_000);
+        assert.equal(runs, 1);
+        assert.equal(await h.s.getSchedule(sid), null);
+      } finally {
+        await h.close();
+      }
+    });
+
+    it("fires cron in its time zone, following DST (Europe/Berlin 09:00 on weekdays)", async () => {
+      // 2026-03-27 is a Friday; Berlin moves to summer time on Sunday 2026-03-29.
+      const start = Date.UTC(2026, 2, 27, 7, 0, 0);
+      const h = await harness(factory, {
+        startAt: start,
+        lookAheadMs: 86_400_000,
+        pollMs: 3_600_000,
+        recoverMs: 3_600_000,
+        heartbeatMs: 3_600_000,
+        leaseMs: 3_600_000,
+      });
+      try {
+        const firedAt: number[] = [];
+        h.s.register("report", () => {
+          firedAt.push(h.clock.now());
+        });
+        const sid = await h.s.scheduleCron({ type: "report" }, "0 9 * * 1-5", {
+          timezone: "Europe/Berlin",
+        });
+        const schedule = await h.s.getSchedule(sid);
+        assert.equal(schedule?.nextRunAt, Date.UTC(2026, 2, 27, 8, 0, 0), "09:00 CET = 08:00Z");
+        // Walk to Tuesday 2026-03-31 noon in hour steps.
+        for (let t = start; t < Date.UTC(2026, 2, 31, 12); t += 3_600_000) {
+          await h.clock.advance(3_600_000);
+        }
+        await eventually(() => firedAt.length === 3, "three weekday firings");
+        assert.deepEqual(firedAt.map((t) => new Date(t).toISOString()), [
+          "2026-03-27T08:00:00.000Z", // Friday, CET (UTC+1)
+          "2026-03-30T07:00:00.000Z", // Monday, CEST (UTC+2)
+          "2026-03-31T07:00:00.000Z",
+        ]);
+      } finally {
+        await h.close();
+      }
+    });
+  });
+}
