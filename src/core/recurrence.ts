@@ -3,8 +3,9 @@
  *
  * Interval schedules are anchored to their start: occurrences are `startAt + k * every`, so
  * a slow firing never shifts the ones after it. Cron uses croner in the schedule's time
- * zone, which handles DST: a wall-clock time that does not exist that day is skipped, and
- * one that happens twice fires once.
+ * zone, which handles DST: a wall-clock time that does not exist that day (spring forward)
+ * fires once at the end of the gap, and one that happens twice (fall back) fires once, at
+ * its first occurrence.
  */
 import { Cron } from "croner";
 import type { ScheduleRecord } from "./task.ts";
