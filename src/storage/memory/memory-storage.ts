@@ -4,7 +4,8 @@
  * mock: every transition is a synchronous critical section, so it is as atomic as a Lua
  * script, and the conformance suite holds it to the same behaviour as Redis.
  */
-import { CapacityError, ConflictError, NotFoundError, ValidationError } from "../../core/errors.ts";
+import { CapacityError, ConflictError, NotFoundError } from "../../core/errors.ts";
+import { checkBatch } from "./batch-check.ts";
 import {
   FINAL_STATUSES,
   type NewTask,
@@ -38,70 +39,19 @@ export class MemoryStorage extends MemoryRegistry implements Storage {
     return this.#t;
   }
 
-  enqueue(tasks: NewTask[], now: number): Promise<TaskRecord[]> {
-    this.#checkBatch(tasks);
-    return Promise.resolve(tasks.map((task) => this.#toRecord(this.insertTask(task, now))));
-  }
-
-  /** Validates a whole batch before anything is written, so a rejected batch stores nothing. */
-  #checkBatch(tasks: NewTask[]): void {
-    const batchIds = new Set<string>();
-    const keys = new Set<string>();
-    const issues: { path: string; message: string }[] = [];
-    tasks.forEach((task, i) => {
-      const at = tasks.length > 1 ? `[${i}].` : "";
-      if (this.#t.rows.has(task.id) || batchIds.has(task.id)) {
-        throw new ConflictError(`Task id "${task.id}" is already in use`);
-      }
-      if (task.key) {
-        const active = this.activeKeys.get(task.key);
-        if (active || keys.has(task.key)) {
-          throw new ConflictError(
-            `Key "${task.key}" is held by unfinished task "${active ?? "earlier in this batch"}"`,
-            active,
-          );
-        }
-        keys.add(task.key);
-      }
-      const check = (parent: string, path: string) => {
-        if (!this.#t.rows.has(parent) && !batchIds.has(parent)) {
-          issues.push({ path: `${at}${path}`, message: `unknown task id "${parent}"` });
-        }
-      };
-      task.dependsOn.forEach((p, j) => check(p, `dependsOn[${j}]`));
-      if (task.onSuccessOf) check(task.onSuccessOf, "onSuccessOf");
-      if (task.onFailureOf) check(task.onFailureOf, "onFailureOf");
-      batchIds.add(task.id);
-    });
-    if (issues.length) throw new ValidationError(issues);
+  // deno-lint-ignore require-await -- async so a failed check rejects rather than throws
+  async enqueue(tasks: NewTask[], now: number): Promise<TaskRecord[]> {
+    checkBatch(tasks, (id) => this.#t.rows.has(id), (key) => this.activeKeys.get(key));
     const limit = this.options.maxUnfinished;
     if (limit !== undefined && this.unfinished() + tasks.length > limit) {
       throw new CapacityError(limit);
     }
+    return tasks.map((task) => this.#toRecord(this.insertTask(task, now)));
   }
 
   /** Inserts one checked task; also used by schedule firings. */
   protected insertTask(task: NewTask, now: number): Row {
-    const row: Row = {
-      ...task,
-      payload: structuredClone(task.payload),
-      dependsOn: [...task.dependsOn],
-      status: "queued",
-      attempt: 0,
-      progress: null,
-      result: null,
-      error: null,
-      startedAt: null,
-      finishedAt: null,
-      cancelReason: null,
-      workerId: null,
-      seq: this.#t.nextSeq(),
-      order: this.#t.nextSeq(),
-      conditions: {},
-      pendingParents: 0,
-      children: [],
-      leaseUntil: null,
-    };
+    const row = this.#t.newRow(task);
     let broken: string | null = null;
     for (const [parentId, condition] of parentConditions(task)) {
       row.conditions[parentId] = condition;

@@ -7,6 +7,7 @@ import { Heap } from "../../core/heap.ts";
 import {
   ALL_STATUSES,
   FINAL_STATUSES,
+  type NewTask,
   type ParentCondition,
   type TaskRecord,
   type TaskStatus,
@@ -59,6 +60,30 @@ export class TaskTable {
 
   nextSeq(): number {
     return ++this.#seq;
+  }
+
+  /** A fresh row for a new task, status `queued` until the store decides otherwise. */
+  newRow(task: NewTask): Row {
+    return {
+      ...task,
+      payload: structuredClone(task.payload),
+      dependsOn: [...task.dependsOn],
+      status: "queued",
+      attempt: 0,
+      progress: null,
+      result: null,
+      error: null,
+      startedAt: null,
+      finishedAt: null,
+      cancelReason: null,
+      workerId: null,
+      seq: this.nextSeq(),
+      order: this.nextSeq(),
+      conditions: {},
+      pendingParents: 0,
+      children: [],
+      leaseUntil: null,
+    };
   }
 
   /** Inserts a new row in `status` and files it where that status lives. */
