@@ -34,6 +34,8 @@ export {
   type TaskSpec,
   TaskSpecSchema,
 } from "./core/task-schema.ts";
+export { ALL_STATUSES, FINAL_STATUSES } from "./core/task.ts";
+export { NAME_PATTERN, newId } from "./core/ids.ts";
 export type {
   AttemptRecord,
   Backoff,

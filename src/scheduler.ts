@@ -166,11 +166,10 @@ export class Scheduler {
    * Submits a batch: every spec is validated first (issues are prefixed `[i].`) and the
    * tasks are stored all or none. Parents may be other tasks of the same batch.
    */
-  async submitMany(specs: unknown[]): Promise<Submitted[]> {
+  async submitMany(specs: unknown[], options: { batch?: boolean } = {}): Promise<Submitted[]> {
     const now = this.clock.now();
-    const issues = specs.flatMap((spec, i) =>
-      collectSpecIssues(spec, specs.length > 1 ? `[${i}].` : "")
-    );
+    const batch = options.batch ?? specs.length > 1;
+    const issues = specs.flatMap((spec, i) => collectSpecIssues(spec, batch ? `[${i}].` : ""));
     if (issues.length) throw new ValidationError(issues);
     const parsed = specs.map((spec) => parseTaskSpec(spec, now));
     const isSchedule = (p: (typeof parsed)[number]) => p.everyMs !== null || p.cron !== null;
@@ -230,6 +229,11 @@ export class Scheduler {
       }
     }
     return { id, status: "cancelled" };
+  }
+
+  /** Removes a recurring or cron schedule so it never fires again; false when unknown. */
+  removeSchedule(id: string): Promise<boolean> {
+    return this.storage.removeSchedule(id);
   }
 
   /** Queues a dead or cancelled task again under the same id, attempts reset. */

@@ -2,7 +2,7 @@
  * @module submission — turns validated specs into what storage stores: tasks in dependency
  * order (cycles rejected) and schedule records with their first occurrence.
  */
-import { ValidationError } from "../core/errors.ts";
+import { ConflictError, ValidationError } from "../core/errors.ts";
 import { newId } from "../core/ids.ts";
 import { nextOccurrence } from "../core/recurrence.ts";
 import type { ParsedSpec } from "../core/task-schema.ts";
@@ -78,7 +78,16 @@ export function toSchedule(
  * storage's to check). Throws a ValidationError naming the first task on a cycle.
  */
 export function orderBatch(tasks: NewTask[]): NewTask[] {
-  const byId = new Map(tasks.map((t) => [t.id, t]));
+  const byId = new Map<string, NewTask>();
+  tasks.forEach((task, i) => {
+    const first = tasks.findIndex((t) => t.id === task.id);
+    if (first !== i) {
+      throw new ConflictError(
+        `Task id "${task.id}" appears twice in the batch (at [${first}] and [${i}])`,
+      );
+    }
+    byId.set(task.id, task);
+  });
   const state = new Map<string, "visiting" | "done">();
   const out: NewTask[] = [];
   const visit = (task: NewTask, index: number) => {

@@ -1,0 +1,59 @@
+/**
+ * @module admin — schedules, workers, stats, pause/resume, pool sizes and history under
+ * `/skedulr/api`.
+ */
+import type { Hono, MiddlewareHandler } from "hono";
+import { NotFoundError, type Scheduler } from "../src/mod.ts";
+import { requiredBody, validate } from "./body.ts";
+import type { SkedulrEnv } from "./env.ts";
+import { parseListQuery, PauseSchema, PoolSizeSchema } from "./schemas.ts";
+import { ApiError } from "./errors.ts";
+
+const POOL_NAME = /^[A-Za-z0-9_.:-]{1,128}$/;
+
+/** Registers the admin routes on the `/skedulr/api` app. */
+export function adminRoutes(
+  api: Hono<SkedulrEnv>,
+  scheduler: Scheduler,
+  body: MiddlewareHandler<SkedulrEnv>,
+): void {
+  api.get("/schedules", async (c) => c.json({ schedules: await scheduler.listSchedules() }));
+
+  api.delete("/schedules/:id", async (c) => {
+    const id = c.req.param("id");
+    // Not `scheduler.cancel`: that would cancel a *task* with this id.
+    if (!(await scheduler.removeSchedule(id))) throw new NotFoundError("Schedule", id);
+    return c.json({ id, status: "deleted" });
+  });
+
+  api.get("/workers", async (c) => c.json({ workers: await scheduler.workers() }));
+
+  api.get("/stats", async (c) => c.json(await scheduler.stats()));
+
+  for (const action of ["pause", "resume"] as const) {
+    api.post(`/${action}`, body, async (c) => {
+      const { pool } = validate(PauseSchema, c.var.body ?? {}, `${action} request`);
+      await scheduler[action](pool);
+      return c.json({ pool: pool ?? null, paused: action === "pause" });
+    });
+  }
+
+  api.post("/pools/:name", body, async (c) => {
+    const pool = c.req.param("name");
+    if (!POOL_NAME.test(pool)) {
+      throw new ApiError("invalid_request", `Invalid pool name ${JSON.stringify(pool)}`, [{
+        path: "name",
+        message: "letters, digits and _ . : - only, 1 to 128 characters",
+      }]);
+    }
+    const input = requiredBody(c.var.body, '{ "concurrency": n }');
+    const { concurrency } = validate(PoolSizeSchema, input, "pool size");
+    await scheduler.scalePool(pool, concurrency);
+    return c.json({ pool, concurrency });
+  });
+
+  api.get("/history", async (c) => {
+    const page = await scheduler.history(parseListQuery(c.req.url, "history"));
+    return c.json({ attempts: page.items, next: page.next });
+  });
+}

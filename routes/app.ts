@@ -1,0 +1,142 @@
+/**
+ * @module app — the Skedulr HTTP app: JSON API under `/skedulr/api`, health and metrics,
+ * login, docs, and the `/skedulr` page (or the dashboard, through the `dashboard` hook).
+ * Web-standard only, so the same app runs on Bun, Deno and Cloudflare Workers.
+ *
+ * Route table (every `/skedulr/api/*` route and `/skedulr/metrics` need the token when one
+ * is configured; `/skedulr/healthz` and `/skedulr/login` never do):
+ *
+ *   POST   /skedulr/api/tasks                 201 { id, status } (+ nextRunAt for every/cron)
+ *   POST   /skedulr/api/tasks/batch           201 { tasks: [...] }   ≤ 1000, all or none
+ *   GET    /skedulr/api/tasks                 200 { tasks, next }    ?status&type&pool&q&limit&cursor
+ *   GET    /skedulr/api/tasks/:id             200 task record        404
+ *   POST   /skedulr/api/tasks/:id/cancel      200 { id, status: "cancelled" }   404, 409
+ *   POST   /skedulr/api/tasks/:id/resubmit    200 { id, status: "queued" }      404, 409
+ *   POST   /skedulr/api/tasks/resubmit        200 { resubmitted }    { status, type?, pool? }
+ *   GET    /skedulr/api/schedules             200 { schedules }
+ *   DELETE /skedulr/api/schedules/:id         200 { id, status: "deleted" }     404
+ *   GET    /skedulr/api/workers               200 { workers }
+ *   GET    /skedulr/api/stats                 200 stats
+ *   POST   /skedulr/api/pause | /resume       200 { pool, paused }   { pool? }
+ *   POST   /skedulr/api/pools/:name           200 { pool, concurrency }   { concurrency }
+ *   GET    /skedulr/api/history               200 { attempts, next } same query as tasks
+ *   GET    /skedulr/api/openapi.json | /docs
+ *   GET    /skedulr/healthz                   200 | 503 { ok, storage }
+ *   GET    /skedulr/metrics                   Prometheus text
+ *   GET|POST /skedulr/login, POST /skedulr/logout, GET /skedulr
+ *
+ * @example
+ * const scheduler = new Scheduler({ pools: { default: 10 } });
+ * const app = createApp({ scheduler, token: "s3cret" });
+ * const res = await app.request("/skedulr/api/stats", {
+ *   headers: { Authorization: "Bearer s3cret" },
+ * });
+ */
+import { type Context, Hono, type MiddlewareHandler } from "hono";
+import type { Scheduler } from "../src/mod.ts";
+import { adminRoutes } from "./admin.ts";
+import { authenticate, type AuthOptions, requireAuth, tokenChecker } from "./auth.ts";
+import { DEFAULT_MAX_BODY_BYTES, jsonBody } from "./body.ts";
+import type { AuthVia, SkedulrEnv } from "./env.ts";
+import { errorHandler, notFoundHandler } from "./errors.ts";
+import { observabilityRoutes } from "./metrics.ts";
+import { openApiDocument } from "./openapi.ts";
+import { docsPage, indexPage, loginPage } from "./pages.ts";
+import { html, sessionRoutes } from "./session.ts";
+import { taskRoutes } from "./tasks.ts";
+
+export type { AuthVia, SkedulrEnv } from "./env.ts";
+export { ApiError, type ApiErrorCode, httpStatus } from "./errors.ts";
+
+/** What the `dashboard` hook receives to mount its pages under `/skedulr`. */
+export interface DashboardTools {
+  scheduler: Scheduler;
+  /** Same guard as the API: 401 without a token, CSRF check on cookie-borne changes. */
+  requireAuth: MiddlewareHandler<SkedulrEnv>;
+  /** How a request authenticates, or null (e.g. to show the login form instead). */
+  authenticate(c: Context): Promise<AuthVia | null>;
+  /** The login form page, for unauthenticated dashboard visits. */
+  loginPage(failed?: boolean): string;
+  version: string;
+}
+
+export interface CreateAppOptions {
+  scheduler: Scheduler;
+  /** When set, the API and metrics require `Authorization: Bearer <token>` or the login cookie. */
+  token?: string;
+  /** Largest accepted request body; default 1 MiB. */
+  maxBodyBytes?: number;
+  /** Shown in the OpenAPI document and the pages. */
+  version?: string;
+  /** Extra origins (e.g. `https://ops.example.com`) whose cookie-borne changes are accepted. */
+  trustedOrigins?: string[];
+  /** Mounts the dashboard on the `/skedulr` app; without it `GET /skedulr` is a link page. */
+  dashboard?: (root: Hono<SkedulrEnv>, tools: DashboardTools) => void;
+}
+
+/** Builds the app; serve it with `app.fetch` (paths start at `/skedulr`). */
+export function createApp(options: CreateAppOptions): Hono<SkedulrEnv> {
+  const { scheduler, token } = options;
+  const version = options.version ?? "0.1.0";
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  if (token !== undefined && token.trim() === "") {
+    throw new TypeError("createApp: token is empty; pass a real token or leave it undefined");
+  }
+  if (!Number.isInteger(maxBodyBytes) || maxBodyBytes < 1) {
+    throw new TypeError(`createApp: maxBodyBytes must be a positive integer, got ${maxBodyBytes}`);
+  }
+  const check = token === undefined ? undefined : tokenChecker(token);
+  const authOptions: AuthOptions = { check, trustedOrigins: options.trustedOrigins ?? [] };
+  const guard = requireAuth(authOptions);
+  const body = jsonBody(maxBodyBytes);
+
+  const app = new Hono<SkedulrEnv>({ strict: false });
+  // Set before basePath(): sub-apps copy the handlers when they are made.
+  app.onError(errorHandler(scheduler.logger));
+  app.notFound(notFoundHandler);
+  app.use("*", async (c, next) => {
+    await next();
+    c.header("X-Content-Type-Options", "nosniff");
+    c.header("Referrer-Policy", "no-referrer");
+    c.header("X-Frame-Options", "DENY");
+  });
+
+  const root = app.basePath("/skedulr");
+  const api = root.basePath("/api");
+  api.use("*", guard, async (c, next) => {
+    await next();
+    if (!c.res.headers.has("Cache-Control")) c.header("Cache-Control", "no-store");
+  });
+  root.use("/metrics", guard);
+
+  taskRoutes(api, scheduler, body);
+  adminRoutes(api, scheduler, body);
+
+  let doc: Record<string, unknown> | undefined;
+  const openApi = () => (doc ??= openApiDocument({ version, secured: check !== undefined }));
+  api.get("/openapi.json", (c) => c.json(openApi()));
+  api.get("/docs", (c) => html(c, docsPage(openApi())));
+
+  observabilityRoutes(root, scheduler);
+  sessionRoutes(root, check);
+
+  const tools: DashboardTools = {
+    scheduler,
+    requireAuth: guard,
+    authenticate: (c) => authenticate(c, authOptions),
+    loginPage,
+    version,
+  };
+  if (options.dashboard) {
+    options.dashboard(root, tools);
+  } else {
+    root.get(
+      "/",
+      async (c) =>
+        (await tools.authenticate(c)) === null
+          ? html(c, loginPage(), 401)
+          : html(c, indexPage(version)),
+    );
+  }
+  return app;
+}

@@ -1,0 +1,145 @@
+/**
+ * @module body — reading and validating request input: JSON bodies under a byte limit, the
+ * content type, and valibot schemas whose issues become `{ path, message }` lists.
+ *
+ * The limit is enforced twice: hono's `bodyLimit` rejects on `Content-Length` (and on the
+ * bytes of a chunked body) before anything is read, and {@link readBytes} counts the bytes it
+ * actually reads, so a body longer than its declared length is refused as well.
+ */
+import type { MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import * as v from "valibot";
+import { type FieldIssue, ValidationError } from "../src/mod.ts";
+import { ApiError } from "./errors.ts";
+import type { SkedulrEnv } from "./env.ts";
+
+/** 1 MiB, the default request body limit. */
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+function tooLarge(maxBytes: number): ApiError {
+  return new ApiError(
+    "payload_too_large",
+    `Request body rejected: it is larger than the limit of ${maxBytes} bytes`,
+  );
+}
+
+/** True for `application/json` and `application/<x>+json`, any parameters. */
+export function isJsonType(contentType: string | undefined): boolean {
+  const type = contentType?.split(";")[0].trim().toLowerCase() ?? "";
+  return type === "application/json" || /^application\/[\w.-]+\+json$/.test(type);
+}
+
+/** Reads the raw body, failing as soon as more than `maxBytes` arrive. */
+export async function readBytes(
+  request: Request,
+  maxBytes: number,
+): Promise<Uint8Array<ArrayBuffer>> {
+  if (!request.body) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge(maxBytes);
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return out;
+}
+
+/**
+ * Parses a JSON body: undefined when there is none, 415 when it is not JSON, 400 when it
+ * does not parse (invalid UTF-8 included).
+ */
+export async function readJson(request: Request, maxBytes: number): Promise<unknown> {
+  const bytes = await readBytes(request, maxBytes);
+  if (bytes.byteLength === 0) return undefined;
+  const contentType = request.headers.get("content-type") ?? undefined;
+  if (!isJsonType(contentType)) {
+    throw new ApiError(
+      "unsupported_media_type",
+      `Request body rejected: expected Content-Type application/json, got ${
+        contentType ? JSON.stringify(contentType) : "none"
+      }`,
+    );
+  }
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new ApiError("invalid_request", "Malformed JSON body: it is not valid UTF-8");
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new ApiError("invalid_request", `Malformed JSON body: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Middleware for routes that take a body: enforces the size limit and content type, parses
+ * the JSON, and leaves it (or undefined) in `c.var.body`.
+ */
+export function jsonBody(maxBytes: number): MiddlewareHandler<SkedulrEnv> {
+  const limit = bodyLimit({
+    maxSize: maxBytes,
+    onError: () => {
+      throw tooLarge(maxBytes);
+    },
+  });
+  return (c, next) =>
+    limit(c, async () => {
+      c.set("body", await readJson(c.req.raw, maxBytes));
+      await next();
+    });
+}
+
+/** The body of a route that needs one; 400 when the request had none. */
+export function requiredBody(body: unknown, what: string): unknown {
+  if (body === undefined) {
+    throw new ApiError("invalid_request", `Request body required: send ${what} as JSON`);
+  }
+  return body;
+}
+
+/** Validates `input` against a schema, or throws a {@link ValidationError} naming each field. */
+export function validate<S extends v.GenericSchema>(
+  schema: S,
+  input: unknown,
+  what: string,
+): v.InferOutput<S> {
+  const result = v.safeParse(schema, input, { abortPipeEarly: true });
+  if (result.success) return result.output;
+  throw new ValidationError(result.issues.map(toFieldIssue), what);
+}
+
+/** One valibot issue as `{ path, message }`, with plain messages for object-shape issues. */
+export function toFieldIssue(issue: v.BaseIssue<unknown>): FieldIssue {
+  const path = v.getDotPath(issue) ?? "";
+  if (issue.type === "strict_object" || issue.type === "object") {
+    if (issue.expected === "never") return { path, message: "unknown field" };
+    if (issue.expected?.startsWith('"')) return { path, message: "is required" };
+    return { path, message: `expected an object, got ${describe(issue.input)}` };
+  }
+  return { path, message: issue.message };
+}
+
+/** A short description of a value for messages: `null`, `an array`, `"text"`, `42`. */
+export function describe(value: unknown): string {
+  if (value === undefined) return "nothing";
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "object") return "an object";
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}

@@ -1,0 +1,107 @@
+/**
+ * @module errors — the one mapping from error codes to HTTP statuses, and the JSON error body
+ * `{ "error": { "code", "message", "issues"? } }` every failing route answers with.
+ *
+ * Library errors ({@link SkedulrError}) keep their code; HTTP-only conditions (auth, body
+ * size, media type, unknown route) are {@link ApiError}s. Anything else is a bug and answers
+ * 500 `internal` without details (the full error goes to the scheduler's logger).
+ */
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { type ErrorCode, type FieldIssue, type Logger, SkedulrError } from "../src/mod.ts";
+
+/** Every code an API error body can carry. */
+export type ApiErrorCode =
+  | ErrorCode
+  | "unauthorized"
+  | "forbidden"
+  | "payload_too_large"
+  | "unsupported_media_type"
+  | "internal";
+
+/**
+ * Code → HTTP status. `capacity` is 503 (not 429): the store as a whole is full, which is
+ * not about the caller's rate; it answers with `Retry-After` like the other 503s.
+ */
+const STATUS: Record<ApiErrorCode, ContentfulStatusCode> = {
+  invalid_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  capacity: 503,
+  storage: 503,
+  shutdown: 503,
+  internal: 500,
+};
+
+/** The HTTP status for an error code (500 for a code this table does not know). */
+export function httpStatus(code: string): ContentfulStatusCode {
+  return STATUS[code as ApiErrorCode] ?? 500;
+}
+
+/** An HTTP-level failure: raised by middleware and routes, answered by {@link errorHandler}. */
+export class ApiError extends Error {
+  readonly code: ApiErrorCode;
+  readonly issues?: FieldIssue[];
+  constructor(code: ApiErrorCode, message: string, issues?: FieldIssue[]) {
+    super(message);
+    this.name = "ApiError";
+    this.code = code;
+    this.issues = issues;
+  }
+}
+
+/** Writes the error body with the status of `code`, plus the headers that code calls for. */
+export function errorResponse(
+  c: Context,
+  code: ApiErrorCode,
+  message: string,
+  issues?: FieldIssue[],
+): Response {
+  const status = httpStatus(code);
+  const headers: Record<string, string> = { "Cache-Control": "no-store" };
+  if (status === 401) headers["WWW-Authenticate"] = 'Bearer realm="skedulr"';
+  if (status === 503) headers["Retry-After"] = "1";
+  const error = issues?.length ? { code, message, issues } : { code, message };
+  return c.json({ error }, status, headers);
+}
+
+/** Hono `onError`: every thrown error becomes the JSON error body. */
+export function errorHandler(logger: Logger): (err: Error, c: Context) => Response {
+  return (err, c) => {
+    if (err instanceof ApiError) return errorResponse(c, err.code, err.message, err.issues);
+    if (err instanceof SkedulrError) {
+      const issues = (err as { issues?: FieldIssue[] }).issues;
+      return errorResponse(c, err.code, err.message, issues);
+    }
+    if (err instanceof HTTPException) {
+      const code = CODE_OF_STATUS[err.status] ?? "internal";
+      if (code !== "internal") return errorResponse(c, code, err.message || code);
+    }
+    logger.error("api: unexpected error", {
+      method: c.req.method,
+      path: c.req.path,
+      error: err?.stack ?? String(err),
+    });
+    return errorResponse(c, "internal", "Internal error; the server log has the details");
+  };
+}
+
+const CODE_OF_STATUS: Record<number, ApiErrorCode> = {
+  400: "invalid_request",
+  401: "unauthorized",
+  403: "forbidden",
+  404: "not_found",
+  409: "conflict",
+  413: "payload_too_large",
+  415: "unsupported_media_type",
+};
+
+/** Hono `notFound`: unknown routes (and wrong methods) answer 404 `not_found`. */
+export function notFoundHandler(c: Context): Response {
+  return errorResponse(c, "not_found", `No route for ${c.req.method} ${c.req.path}`);
+}

@@ -1,0 +1,139 @@
+/**
+ * @module metrics — `GET /skedulr/metrics` in the Prometheus text format (0.0.4) and
+ * `GET /skedulr/healthz`.
+ *
+ * Durations come from the store's recent-sample window per type, so they are gauges
+ * (quantile-labelled), not a Prometheus summary whose `_sum`/`_count` must only grow.
+ */
+import type { Hono } from "hono";
+import type { InstanceInfo, Scheduler, SchedulerStats } from "../src/mod.ts";
+import type { SkedulrEnv } from "./env.ts";
+
+/** The Content-Type Prometheus scrapers expect for the text format. */
+export const PROMETHEUS_TYPE = "text/plain; version=0.0.4; charset=utf-8";
+
+function label(value: string): string {
+  return value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
+}
+
+function labels(pairs: Record<string, string>): string {
+  const body = Object.entries(pairs).map(([k, v]) => `${k}="${label(v)}"`).join(",");
+  return body ? `{${body}}` : "";
+}
+
+class Exposition {
+  readonly lines: string[] = [];
+  family(
+    name: string,
+    type: "gauge" | "counter",
+    help: string,
+    samples: [Record<string, string>, number][],
+  ): void {
+    this.lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
+    for (const [l, value] of samples) this.lines.push(`${name}${labels(l)} ${num(value)}`);
+  }
+}
+
+function num(value: number): string {
+  if (Number.isNaN(value)) return "NaN";
+  if (!Number.isFinite(value)) return value > 0 ? "+Inf" : "-Inf";
+  return String(value);
+}
+
+/** Renders scheduler figures as Prometheus text. */
+export function renderMetrics(stats: SchedulerStats, workers: InstanceInfo[]): string {
+  const m = new Exposition();
+  m.family(
+    "skedulr_tasks",
+    "gauge",
+    "Tasks in the store by status.",
+    Object.entries(stats.byStatus).map(([status, n]) => [{ status }, n]),
+  );
+  const pools = Object.entries(stats.pools);
+  m.family(
+    "skedulr_pool_size",
+    "gauge",
+    "Configured concurrency of each pool.",
+    pools.map(([pool, p]) => [{ pool }, p.size]),
+  );
+  m.family(
+    "skedulr_pool_running",
+    "gauge",
+    "Tasks running in each pool.",
+    pools.map(([pool, p]) => [{ pool }, p.running]),
+  );
+  m.family(
+    "skedulr_pool_queued",
+    "gauge",
+    "Tasks queued (ready) in each pool.",
+    pools.map(([pool, p]) => [{ pool }, p.queued]),
+  );
+  m.family(
+    "skedulr_pool_paused",
+    "gauge",
+    "1 when the pool is paused.",
+    pools.map(([pool, p]) => [{ pool }, p.paused ? 1 : 0]),
+  );
+  const t = stats.totals;
+  m.family("skedulr_attempts_total", "counter", "Finished attempts (succeeded + failed).", [
+    [{}, t.succeeded + t.failedAttempts],
+  ]);
+  m.family("skedulr_attempts_succeeded_total", "counter", "Attempts that succeeded.", [
+    [{}, t.succeeded],
+  ]);
+  m.family("skedulr_attempts_failed_total", "counter", "Attempts that failed.", [
+    [{}, t.failedAttempts],
+  ]);
+  m.family("skedulr_tasks_dead_total", "counter", "Tasks that went to the dead-letter list.", [
+    [{}, t.dead],
+  ]);
+  const durations = Object.entries(stats.durations);
+  const quantiles: [Record<string, string>, number][] = [];
+  for (const [type, d] of durations) {
+    const q = (quantile: string, ms: number | undefined) => {
+      if (ms !== undefined) quantiles.push([{ type, quantile }, ms / 1000]);
+    };
+    q("0", d.minMs);
+    q("0.5", d.medianMs);
+    q("0.95", d.p95Ms);
+    q("0.99", d.p99Ms);
+    q("1", d.maxMs);
+  }
+  m.family(
+    "skedulr_task_duration_seconds",
+    "gauge",
+    "Attempt duration quantiles per task type over recent attempts (0 = min, 1 = max).",
+    quantiles,
+  );
+  m.family(
+    "skedulr_task_duration_mean_seconds",
+    "gauge",
+    "Mean attempt duration per task type over recent attempts.",
+    durations.map(([type, d]) => [{ type }, d.meanMs / 1000]),
+  );
+  m.family(
+    "skedulr_task_duration_samples",
+    "gauge",
+    "Recent attempts the duration figures are computed from.",
+    durations.map(([type, d]) => [{ type }, d.count]),
+  );
+  m.family("skedulr_workers", "gauge", "Live worker instances.", [[{}, workers.length]]);
+  return m.lines.join("\n") + "\n";
+}
+
+/** Registers `/metrics` and `/healthz` on the `/skedulr` app (auth is applied by the caller). */
+export function observabilityRoutes(root: Hono<SkedulrEnv>, scheduler: Scheduler): void {
+  root.get("/metrics", async (c) => {
+    const [stats, workers] = await Promise.all([scheduler.stats(), scheduler.workers()]);
+    return c.body(renderMetrics(stats, workers), 200, {
+      "Content-Type": PROMETHEUS_TYPE,
+      "Cache-Control": "no-store",
+    });
+  });
+
+  root.get("/healthz", async (c) => {
+    const storage = scheduler.storage.name;
+    const ok = await scheduler.storage.ping().then((up) => up === true, () => false);
+    return c.json({ ok, storage }, ok ? 200 : 503, { "Cache-Control": "no-store" });
+  });
+}

@@ -1,0 +1,267 @@
+/**
+ * @module openapi — the OpenAPI 3.1 document of the API. Request bodies are generated from
+ * the same valibot schemas the routes validate with (`@valibot/to-json-schema`); the path
+ * objects and response shapes are written by hand.
+ */
+import { ATTEMPT_STATUSES, MAX_BATCH, TASK_STATUSES } from "./schemas.ts";
+import {
+  body,
+  componentSchemas,
+  failure,
+  int,
+  type Json,
+  listParams,
+  nullable,
+  obj,
+  ok,
+  pathId,
+  ref,
+  str,
+} from "./openapi-parts.ts";
+
+const ERRORS_SUBMIT = {
+  "400": failure("invalid_request: bad JSON or spec; `issues` names each field"),
+  "409": failure("conflict: id in use or duplicate key"),
+  "413": failure("payload_too_large"),
+  "415": failure("unsupported_media_type"),
+  "503": failure("capacity: the store is full; retry later"),
+};
+const NOT_FOUND = { "404": failure("not_found") };
+
+/** Builds the document; `secured` adds the bearer and cookie security schemes. */
+export function openApiDocument(options: { version: string; secured: boolean }): Json {
+  const a = "/skedulr/api";
+  const task = ["Tasks"];
+  const ops = ["Operations"];
+  const paths: Json = {
+    [`${a}/tasks`]: {
+      post: {
+        tags: task,
+        summary: "Submit a task (or an every/cron schedule)",
+        requestBody: body(ref("TaskSpec")),
+        responses: { "201": ok("Stored", ref("Submitted")), ...ERRORS_SUBMIT },
+      },
+      get: {
+        tags: task,
+        summary: "List tasks, newest first",
+        parameters: listParams(TASK_STATUSES),
+        responses: {
+          "200": ok(
+            "A page",
+            obj({ tasks: { type: "array", items: ref("Task") }, next: nullable("string") }),
+          ),
+          "400": failure("invalid_request: a bad query parameter"),
+        },
+      },
+    },
+    [`${a}/tasks/batch`]: {
+      post: {
+        tags: task,
+        summary: `Submit up to ${MAX_BATCH} specs, all or none`,
+        requestBody: body(ref("TaskBatch")),
+        responses: {
+          "201": ok("Stored", obj({ tasks: { type: "array", items: ref("Submitted") } })),
+          ...ERRORS_SUBMIT,
+        },
+      },
+    },
+    [`${a}/tasks/{id}`]: {
+      get: {
+        tags: task,
+        summary: "Get a task",
+        parameters: [pathId("id", "Task id")],
+        responses: { "200": ok("The task record", ref("Task")), ...NOT_FOUND },
+      },
+    },
+    [`${a}/tasks/{id}/cancel`]: {
+      post: {
+        tags: task,
+        summary: "Cancel a task (a running one is aborted) or a schedule",
+        parameters: [pathId("id", "Task or schedule id")],
+        requestBody: body(ref("CancelRequest"), false),
+        responses: {
+          "200": ok("Cancelled", obj({ id: str, status: { const: "cancelled" } })),
+          ...NOT_FOUND,
+          "409": failure("conflict: the task already finished"),
+        },
+      },
+    },
+    [`${a}/tasks/{id}/resubmit`]: {
+      post: {
+        tags: task,
+        summary: "Queue a dead or cancelled task again (same id, attempts reset)",
+        parameters: [pathId("id", "Task id")],
+        responses: {
+          "200": ok("Queued", obj({ id: str, status: str })),
+          ...NOT_FOUND,
+          "409": failure("conflict: the task is not dead or cancelled"),
+        },
+      },
+    },
+    [`${a}/tasks/resubmit`]: {
+      post: {
+        tags: task,
+        summary: "Resubmit every dead (or cancelled) task matching a filter",
+        requestBody: body(ref("BulkResubmit")),
+        responses: { "200": ok("How many", obj({ resubmitted: int })), ...ERRORS_SUBMIT },
+      },
+    },
+    [`${a}/schedules`]: {
+      get: {
+        tags: ["Schedules"],
+        summary: "List every/cron schedules",
+        responses: {
+          "200": ok("Schedules", obj({ schedules: { type: "array", items: { type: "object" } } })),
+        },
+      },
+    },
+    [`${a}/schedules/{id}`]: {
+      delete: {
+        tags: ["Schedules"],
+        summary: "Delete a schedule (no further firings)",
+        parameters: [pathId("id", "Schedule id")],
+        responses: {
+          "200": ok("Deleted", obj({ id: str, status: { const: "deleted" } })),
+          ...NOT_FOUND,
+        },
+      },
+    },
+    [`${a}/workers`]: {
+      get: {
+        tags: ops,
+        summary: "Live worker instances (id, host, pools, running, last seen)",
+        responses: {
+          "200": ok("Workers", obj({ workers: { type: "array", items: { type: "object" } } })),
+        },
+      },
+    },
+    [`${a}/stats`]: {
+      get: {
+        tags: ops,
+        summary: "Counts by status and pool, totals, per-type durations",
+        responses: { "200": ok("Stats", { type: "object" }) },
+      },
+    },
+    [`${a}/pause`]: pauseOp(ops, "Pause one pool (or all): running work finishes, nothing starts"),
+    [`${a}/resume`]: pauseOp(ops, "Resume one pool (or all)"),
+    [`${a}/pools/{name}`]: {
+      post: {
+        tags: ops,
+        summary: "Set a pool's concurrency on every instance",
+        parameters: [pathId("name", "Pool name")],
+        requestBody: body(ref("PoolSize")),
+        responses: {
+          "200": ok("Set", obj({ pool: str, concurrency: int })),
+          "400": failure("invalid_request"),
+        },
+      },
+    },
+    [`${a}/history`]: {
+      get: {
+        tags: ops,
+        summary: "Finished attempts, newest first",
+        parameters: listParams(ATTEMPT_STATUSES),
+        responses: {
+          "200": ok(
+            "A page",
+            obj({
+              attempts: { type: "array", items: { type: "object" } },
+              next: nullable("string"),
+            }),
+          ),
+          "400": failure("invalid_request: a bad query parameter"),
+        },
+      },
+    },
+    [`${a}/openapi.json`]: {
+      get: {
+        tags: ["Docs"],
+        summary: "This document",
+        responses: { "200": ok("OpenAPI", { type: "object" }) },
+      },
+    },
+    [`${a}/docs`]: {
+      get: {
+        tags: ["Docs"],
+        summary: "Human-readable docs (HTML)",
+        responses: { "200": { description: "HTML" } },
+      },
+    },
+    "/skedulr/healthz": {
+      get: {
+        tags: ops,
+        summary: "Storage reachable?",
+        security: [],
+        responses: {
+          "200": ok("Healthy", obj({ ok: { const: true }, storage: str })),
+          "503": ok("Storage unreachable", obj({ ok: { const: false }, storage: str })),
+        },
+      },
+    },
+    "/skedulr/metrics": {
+      get: {
+        tags: ops,
+        summary: "Prometheus text metrics",
+        responses: { "200": { description: "text/plain; version=0.0.4" } },
+      },
+    },
+    "/skedulr/login": {
+      post: {
+        tags: ["Docs"],
+        summary: "Set the dashboard cookie (JSON { token } or a form field `token`)",
+        security: [],
+        requestBody: body(ref("Login")),
+        responses: {
+          "200": ok("Logged in", obj({ ok: { const: true } })),
+          "303": { description: "Form login: to /skedulr" },
+          "401": failure("unauthorized"),
+        },
+      },
+    },
+  };
+  if (options.secured) {
+    for (const item of Object.values(paths) as Record<string, Json>[]) {
+      for (const op of Object.values(item)) {
+        if (!op.security) (op.responses as Json)["401"] = failure("unauthorized");
+      }
+    }
+  }
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Skedulr API",
+      version: options.version,
+      description: "Submit, inspect and control background tasks. Errors are " +
+        '`{ "error": { "code", "message", "issues"?: [{ "path", "message" }] } }`. ' +
+        "Codes: 400 invalid_request, 401 unauthorized, 403 forbidden (a cookie-borne change " +
+        "from another origin), 404 not_found, 409 conflict, 413 payload_too_large, " +
+        "415 unsupported_media_type, 503 capacity (with Retry-After).",
+    },
+    paths,
+    components: {
+      schemas: componentSchemas(),
+      ...(options.secured
+        ? {
+          securitySchemes: {
+            bearer: { type: "http", scheme: "bearer" },
+            cookie: { type: "apiKey", in: "cookie", name: "skedulr_token" },
+          },
+        }
+        : {}),
+    },
+    ...(options.secured ? { security: [{ bearer: [] }, { cookie: [] }] } : {}),
+  };
+}
+
+function pauseOp(tags: string[], summary: string): Json {
+  return {
+    post: {
+      tags,
+      summary,
+      requestBody: body(ref("PauseRequest"), false),
+      responses: {
+        "200": ok("Done", obj({ pool: nullable("string"), paused: { type: "boolean" } })),
+      },
+    },
+  };
+}

@@ -1,0 +1,95 @@
+/**
+ * @module tasks — `/skedulr/api/tasks...`: submit one or a batch, get, list, cancel,
+ * resubmit one, resubmit in bulk.
+ */
+import type { Hono, MiddlewareHandler } from "hono";
+import { NotFoundError, type Scheduler, type Submitted, ValidationError } from "../src/mod.ts";
+import { describe, requiredBody, validate } from "./body.ts";
+import type { SkedulrEnv } from "./env.ts";
+import { BulkResubmitSchema, CancelSchema, MAX_BATCH, parseListQuery } from "./schemas.ts";
+
+/** What a submit answers per spec: `{ id, status }`, plus `nextRunAt` for a schedule. */
+export function submittedView(
+  s: Submitted,
+): { id: string; status: string; nextRunAt?: number } {
+  return s.kind === "schedule"
+    ? { id: s.id, status: s.status, nextRunAt: s.nextRunAt }
+    : { id: s.id, status: s.status };
+}
+
+function badBody(message: string): ValidationError {
+  return new ValidationError([{ path: "", message }], "request body");
+}
+
+/** Registers the task routes on the `/skedulr/api` app. */
+export function taskRoutes(
+  api: Hono<SkedulrEnv>,
+  scheduler: Scheduler,
+  body: MiddlewareHandler<SkedulrEnv>,
+): void {
+  api.post("/tasks", body, async (c) => {
+    const spec = requiredBody(c.var.body, "a task spec");
+    if (Array.isArray(spec)) {
+      throw badBody("expected a task spec object, got an array (POST arrays to /tasks/batch)");
+    }
+    const [submitted] = await scheduler.submitMany([spec]);
+    if (submitted.kind === "task") {
+      c.header("Location", `/skedulr/api/tasks/${encodeURIComponent(submitted.id)}`);
+    }
+    return c.json(submittedView(submitted), 201);
+  });
+
+  api.post("/tasks/batch", body, async (c) => {
+    const specs = requiredBody(c.var.body, "an array of task specs");
+    if (!Array.isArray(specs)) {
+      throw badBody(`expected an array of task specs, got ${describe(specs)}`);
+    }
+    if (specs.length === 0) throw badBody("expected at least one task spec, got an empty array");
+    if (specs.length > MAX_BATCH) {
+      throw badBody(`expected at most ${MAX_BATCH} task specs, got ${specs.length}`);
+    }
+    // batch: true names the index in every issue path, even for a batch of one.
+    const submitted = await scheduler.submitMany(specs, { batch: true });
+    return c.json({ tasks: submitted.map(submittedView) }, 201);
+  });
+
+  api.get("/tasks", async (c) => {
+    const page = await scheduler.list(parseListQuery(c.req.url, "tasks"));
+    return c.json({ tasks: page.items, next: page.next });
+  });
+
+  api.get("/tasks/:id", async (c) => {
+    const id = c.req.param("id");
+    const task = await scheduler.get(id);
+    if (!task) throw new NotFoundError("Task", id);
+    return c.json(task);
+  });
+
+  api.post("/tasks/:id/cancel", body, async (c) => {
+    const { reason } = validate(CancelSchema, c.var.body ?? {}, "cancel request");
+    return c.json(await scheduler.cancel(c.req.param("id"), reason));
+  });
+
+  api.post("/tasks/:id/resubmit", body, async (c) => {
+    if (c.var.body !== undefined && !isEmptyObject(c.var.body)) {
+      throw badBody("expected no body (or {})");
+    }
+    const task = await scheduler.resubmit(c.req.param("id"));
+    return c.json({ id: task.id, status: task.status });
+  });
+
+  api.post("/tasks/resubmit", body, async (c) => {
+    const input = requiredBody(c.var.body, '{ "status": "dead" | "cancelled", "type"?, "pool"? }');
+    const filter = validate(BulkResubmitSchema, input, "bulk resubmit");
+    return c.json({ resubmitted: await scheduler.resubmitMatching(filter) });
+  });
+}
+
+/**
+ * 409 when two specs of one batch name the same id. The library's batch ordering keeps only
+ * the first of them (and would report both as stored), so the check has to happen here.
+ */
+function isEmptyObject(value: unknown): boolean {
+  return typeof value === "object" && value !== null && !Array.isArray(value) &&
+    Object.keys(value).length === 0;
+}

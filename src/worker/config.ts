@@ -1,0 +1,165 @@
+/**
+ * @module config — the worker's configuration from environment variables, validated up
+ * front: a bad value stops start-up with a message naming the variable and the problem.
+ */
+import { SkedulrError } from "../core/errors.ts";
+import { NAME_PATTERN } from "../core/ids.ts";
+import { parseDuration } from "../core/duration.ts";
+
+/** Everything `scripts/worker.ts` and `scripts/serve.ts` read from the environment. */
+export interface WorkerConfig {
+  /** `redis://` or `rediss://` URL; null means the embedded store. */
+  redisUrl: string | null;
+  /** Upstash-style REST endpoint and token (the edge transport). */
+  rest: { url: string; token: string } | null;
+  pools: Record<string, number>;
+  leaseMs: number | null;
+  /** Module whose default export maps task type → handler; null when none. */
+  jobsModule: string | null;
+  port: number;
+  /** Bearer token for the API and dashboard; null leaves them open on 127.0.0.1 only. */
+  token: string | null;
+  signingKey: string | null;
+  /** Redis key prefix (one Skedulr deployment per prefix). */
+  prefix: string;
+  shutdownTimeoutMs: number;
+  logLevel: "debug" | "info" | "warn" | "error";
+}
+
+/** Thrown for bad configuration; `problems` names each variable. */
+export class ConfigError extends SkedulrError {
+  constructor(readonly problems: string[]) {
+    super("invalid_request", `Invalid configuration:\n  - ${problems.join("\n  - ")}`);
+    this.name = "ConfigError";
+  }
+}
+
+/** Documented variables, for the README and the start-up banner. */
+export const ENV_VARS: Record<string, string> = {
+  REDIS_URL: "redis://[:password@]host:port[/db]; unset = the embedded store (one process)",
+  UPSTASH_REDIS_REST_URL: "Upstash-compatible REST endpoint (with UPSTASH_REDIS_REST_TOKEN)",
+  UPSTASH_REDIS_REST_TOKEN: "bearer token for the REST endpoint",
+  SKEDULR_POOLS: "pool sizes, e.g. default=10,critical=4,background=2 (default: default=10)",
+  SKEDULR_LEASE_MS: "lease of a running task in ms (default 30000)",
+  SKEDULR_JOBS:
+    "module whose default export maps task type → handler (default ./jobs.ts if present)",
+  PORT: "HTTP port for the API and dashboard (default 8080)",
+  SKEDULR_TOKEN:
+    "bearer token for /skedulr/api and the dashboard; unset = listen on 127.0.0.1 only",
+  SKEDULR_SIGNING_KEY: "HMAC-SHA256 key for signing requests of the built-in http task type",
+  SKEDULR_PREFIX: "Redis key prefix (default skedulr)",
+  SKEDULR_SHUTDOWN_TIMEOUT: "how long running handlers get on SIGTERM (default 30s)",
+  SKEDULR_LOG_LEVEL: "debug | info | warn | error (default info)",
+};
+
+/**
+ * Reads and validates the configuration.
+ *
+ * @example
+ * parseWorkerConfig({ SKEDULR_POOLS: "default=10,critical=4" }).pools; // { default: 10, critical: 4 }
+ */
+export function parseWorkerConfig(env: Record<string, string | undefined>): WorkerConfig {
+  const problems: string[] = [];
+  const get = (name: string) => {
+    const v = env[name]?.trim();
+    return v ? v : null;
+  };
+
+  const redisUrl = get("REDIS_URL");
+  if (redisUrl) {
+    let ok = false;
+    try {
+      const u = new URL(redisUrl);
+      ok = (u.protocol === "redis:" || u.protocol === "rediss:") && u.hostname !== "";
+    } catch { /* reported below */ }
+    if (!ok) {
+      problems.push(
+        `REDIS_URL: expected redis://host:port or rediss://host:port, got ${
+          JSON.stringify(redisUrl)
+        }`,
+      );
+    }
+  }
+
+  const restUrl = get("UPSTASH_REDIS_REST_URL");
+  const restToken = get("UPSTASH_REDIS_REST_TOKEN");
+  if ((restUrl === null) !== (restToken === null)) {
+    problems.push("UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN must be set together");
+  } else if (restUrl && !/^https?:\/\//.test(restUrl)) {
+    problems.push(
+      `UPSTASH_REDIS_REST_URL: expected an http(s) URL, got ${JSON.stringify(restUrl)}`,
+    );
+  }
+  if (redisUrl && restUrl) {
+    problems.push("REDIS_URL and UPSTASH_REDIS_REST_URL are both set; choose one");
+  }
+
+  const pools: Record<string, number> = {};
+  const poolSpec = get("SKEDULR_POOLS") ?? "default=10";
+  for (const part of poolSpec.split(",").map((p) => p.trim()).filter(Boolean)) {
+    const m = /^([^=\s]+)\s*=\s*(\d+)$/.exec(part);
+    if (!m || !NAME_PATTERN.test(m[1]) || Number(m[2]) > 10_000) {
+      problems.push(
+        `SKEDULR_POOLS: expected name=size pairs like default=10,critical=4 (size 0..10000), got ${
+          JSON.stringify(part)
+        }`,
+      );
+    } else pools[m[1]] = Number(m[2]);
+  }
+  if (Object.keys(pools).length === 0 && !problems.some((p) => p.startsWith("SKEDULR_POOLS"))) {
+    problems.push("SKEDULR_POOLS: names no pool");
+  }
+
+  const leaseMs = positiveInt("SKEDULR_LEASE_MS", get("SKEDULR_LEASE_MS"), 100, problems);
+  const port = positiveInt("PORT", get("PORT"), 0, problems, 65_535) ?? 8080;
+  const shutdown = get("SKEDULR_SHUTDOWN_TIMEOUT");
+  let shutdownTimeoutMs = 30_000;
+  if (shutdown) {
+    const parsed = parseDuration(shutdown);
+    if ("error" in parsed) problems.push(`SKEDULR_SHUTDOWN_TIMEOUT: ${parsed.error}`);
+    else shutdownTimeoutMs = parsed.ms;
+  }
+  const logLevel = (get("SKEDULR_LOG_LEVEL") ?? "info") as WorkerConfig["logLevel"];
+  if (!["debug", "info", "warn", "error"].includes(logLevel)) {
+    problems.push(`SKEDULR_LOG_LEVEL: expected debug, info, warn or error, got "${logLevel}"`);
+  }
+  const prefix = get("SKEDULR_PREFIX") ?? "skedulr";
+  if (!/^[A-Za-z0-9_.:-]{1,64}$/.test(prefix)) {
+    problems.push(`SKEDULR_PREFIX: letters, digits and _ . : - only (≤ 64), got "${prefix}"`);
+  }
+  const token = get("SKEDULR_TOKEN");
+  if (token !== null && token.length < 16) {
+    problems.push("SKEDULR_TOKEN: use at least 16 characters");
+  }
+
+  if (problems.length) throw new ConfigError(problems);
+  return {
+    redisUrl,
+    rest: restUrl && restToken ? { url: restUrl, token: restToken } : null,
+    pools,
+    leaseMs,
+    jobsModule: get("SKEDULR_JOBS"),
+    port,
+    token,
+    signingKey: get("SKEDULR_SIGNING_KEY"),
+    prefix,
+    shutdownTimeoutMs,
+    logLevel,
+  };
+}
+
+function positiveInt(
+  name: string,
+  value: string | null,
+  min: number,
+  problems: string[],
+  max = Number.MAX_SAFE_INTEGER,
+): number | null {
+  if (value === null) return null;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < min || n > max) {
+    problems.push(`${name}: expected an integer ${min}..${max}, got ${JSON.stringify(value)}`);
+    return null;
+  }
+  return n;
+}

@@ -1,0 +1,57 @@
+/**
+ * Worker configuration from the environment: defaults, parsing, and errors naming the variable.
+ */
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { ConfigError, parseWorkerConfig } from "../../src/worker/config.ts";
+
+describe("worker configuration", () => {
+  it("defaults to the embedded store, pool default=10, port 8080", () => {
+    const c = parseWorkerConfig({});
+    assert.equal(c.redisUrl, null);
+    assert.deepEqual(c.pools, { default: 10 });
+    assert.equal(c.port, 8080);
+    assert.equal(c.leaseMs, null);
+    assert.equal(c.token, null);
+    assert.equal(c.shutdownTimeoutMs, 30_000);
+  });
+
+  it("parses pools, Redis URL, lease, port and shutdown timeout", () => {
+    const c = parseWorkerConfig({
+      SKEDULR_POOLS: "default=10, critical=4,background=0",
+      REDIS_URL: "redis://:secret@127.0.0.1:6380/2",
+      SKEDULR_LEASE_MS: "5000",
+      PORT: "9090",
+      SKEDULR_SHUTDOWN_TIMEOUT: "10s",
+    });
+    assert.deepEqual(c.pools, { default: 10, critical: 4, background: 0 });
+    assert.equal(c.redisUrl, "redis://:secret@127.0.0.1:6380/2");
+    assert.equal(c.leaseMs, 5000);
+    assert.equal(c.port, 9090);
+    assert.equal(c.shutdownTimeoutMs, 10_000);
+  });
+
+  it("names each bad variable and the problem", () => {
+    assert.throws(
+      () =>
+        parseWorkerConfig({
+          REDIS_URL: "localhost:6379",
+          SKEDULR_POOLS: "default=ten",
+          SKEDULR_LEASE_MS: "-5",
+          PORT: "99999",
+          SKEDULR_TOKEN: "short",
+        }),
+      (e: unknown) => {
+        assert.ok(e instanceof ConfigError);
+        const text = e.problems.join("\n");
+        assert.match(text, /REDIS_URL: expected redis:\/\/host:port.*"localhost:6379"/);
+        assert.match(text, /SKEDULR_POOLS: expected name=size pairs.*"default=ten"/);
+        assert.match(text, /SKEDULR_LEASE_MS: expected an integer/);
+        assert.match(text, /PORT: expected an integer 0\.\.65535, got "99999"/);
+        assert.match(text, /SKEDULR_TOKEN: use at least 16 characters/);
+        return true;
+      },
+    );
+    assert.throws(() => parseWorkerConfig({ UPSTASH_REDIS_REST_URL: "https://x" }), /set together/);
+  });
+});
