@@ -60,3 +60,11 @@ export {
   timingMiddleware,
 } from "./worker/middleware.ts";
 export { AbortReason } from "./worker/runner.ts";
+export {
+  httpTaskHandler,
+  type HttpTaskPayload,
+  HttpTaskPayloadSchema,
+  type HttpTaskResult,
+  verifySignature,
+} from "./worker/http-task.ts";
+export { ConfigError, ENV_VARS, parseWorkerConfig, type WorkerConfig } from "./worker/config.ts";

@@ -5,6 +5,7 @@
  * storage owns every fact two instances could disagree about. Without `start()` it is a
  * client only (submit, cancel, inspect), which is what an API-only node uses.
  */
+import * as v from "valibot";
 import { type Clock, systemClock } from "./core/clock.ts";
 import { NotFoundError, ValidationError } from "./core/errors.ts";
 import { newId } from "./core/ids.ts";
@@ -51,6 +52,8 @@ export interface RegisterOptions {
   backoff?: BackoffFn;
   /** Default timeout for this type when the task sets none. */
   timeout?: Duration;
+  /** A valibot schema the payload must pass at submit (issues are reported as `payload.*`). */
+  payloadSchema?: v.GenericSchema;
 }
 
 /** What `submitMany` reports per spec. */
@@ -89,6 +92,7 @@ export class Scheduler {
   readonly workerId: string;
   readonly #handlers = new Map<string, HandlerEntry>();
   readonly #middleware: Middleware[] = [];
+  readonly #payloadSchemas = new Map<string, v.GenericSchema>();
   readonly #ownsStorage: boolean;
   readonly #runtime: Runtime;
 
@@ -128,6 +132,7 @@ export class Scheduler {
       backoff: options.backoff,
       timeoutMs: options.timeout !== undefined ? durationMs(options.timeout, "timeout") : undefined,
     });
+    if (options.payloadSchema) this.#payloadSchemas.set(type, options.payloadSchema);
     return this;
   }
 
@@ -169,7 +174,11 @@ export class Scheduler {
   async submitMany(specs: unknown[], options: { batch?: boolean } = {}): Promise<Submitted[]> {
     const now = this.clock.now();
     const batch = options.batch ?? specs.length > 1;
-    const issues = specs.flatMap((spec, i) => collectSpecIssues(spec, batch ? `[${i}].` : ""));
+    const issues = specs.flatMap((spec, i) => {
+      const at = batch ? `[${i}].` : "";
+      const found = collectSpecIssues(spec, at);
+      return found.length ? found : this.#payloadIssues(spec as TaskSpec, at);
+    });
     if (issues.length) throw new ValidationError(issues);
     const parsed = specs.map((spec) => parseTaskSpec(spec, now));
     const isSchedule = (p: (typeof parsed)[number]) => p.everyMs !== null || p.cron !== null;
@@ -191,6 +200,17 @@ export class Scheduler {
       const record = byId.get(tasks[i]!.id)!;
       return { id: record.id, kind: "task", status: record.status };
     });
+  }
+
+  #payloadIssues(spec: TaskSpec, at: string) {
+    const schema = this.#payloadSchemas.get(spec.type);
+    if (!schema) return [];
+    const result = v.safeParse(schema, spec.payload);
+    if (result.success) return [];
+    return result.issues.map((issue) => ({
+      path: `${at}payload${issue.path ? `.${v.getDotPath(issue)}` : ""}`,
+      message: issue.message,
+    }));
   }
 
   /** Submits `spec` to run at `at` (a Date, epoch ms or ISO string). */
