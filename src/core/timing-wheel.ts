@@ -28,7 +28,8 @@
  */
 
 import { type Clock, systemClock, type TimerHandle } from "./clock.ts";
-import { BucketHeap, NIL, type WheelCallback, WheelSlots } from "./wheel-slots.ts";
+import { RUN, WheelLevels } from "./wheel-levels.ts";
+import type { WheelCallback } from "./wheel-slots.ts";
 
 /** Options for {@link TimingWheel}. */
 export interface TimingWheelOptions {
@@ -50,9 +51,6 @@ export interface TimingWheelOptions {
 const MAX_TICK = 2 ** 52;
 /** Longest delay setTimeout accepts before it overflows and fires at once; longer waits chunk. */
 const MAX_DELAY_MS = 2 ** 31 - 1;
-/** Slot 0 heads the run queue: due entries and the contents of due buckets, in order. */
-const RUN = 0;
-
 const show = (value: unknown): string =>
   typeof value === "string" ? JSON.stringify(value) : String(value);
 
@@ -82,15 +80,9 @@ export class TimingWheel {
   /** Epoch-ms instant of tick 0; ticks stay small integers relative to it. */
   readonly #epoch: number;
 
+  /** id → slot; the only per-entry structure that is not a typed array. */
   #index = new Map<string, number>();
-  #slots!: WheelSlots;
-  #heap!: BucketHeap;
-  /** Per level: first bucket sentinel (a level's sentinels are contiguous). */
-  #base: number[] = [];
-  /** Per level: ticks per bucket (wheelSize ** level). */
-  #unit: number[] = [];
-  /** Per level: the level's current tick, a multiple of its unit, never past a queued bucket. */
-  #cur: number[] = [];
+  #levels: WheelLevels;
 
   #running = false;
   #handle: TimerHandle | undefined;
@@ -126,7 +118,7 @@ export class TimingWheel {
     if (!Number.isFinite(this.#epoch)) {
       throw new RangeError(`TimingWheel: clock.now() must be finite, got ${show(this.#epoch)}`);
     }
-    this.#reset(0);
+    this.#levels = new WheelLevels(wheelSize, 0);
   }
 
   /**
@@ -145,7 +137,7 @@ export class TimingWheel {
         `TimingWheel.schedule: callback must be a function, got ${show(callback)}`,
       );
     }
-    const slots = this.#slots;
+    const levels = this.#levels, slots = levels.slots;
     let s = this.#index.get(id);
     if (s === undefined) {
       s = slots.alloc();
@@ -155,11 +147,12 @@ export class TimingWheel {
       slots.unlink(s);
     }
     slots.fns[s] = callback;
-    slots.time[s] = atMs;
+    slots.setTime(s, atMs);
     // An idle wheel's current tick is stale; catch up so the entry lands in the right level
     // instead of cascading through buckets that are already due.
-    if (this.#heap.size === 0) this.#advance(this.#tickFloor(this.#clock.now()));
-    this.#place(s, this.#tickOf(atMs));
+    if (levels.heap.size === 0) levels.advance(this.#tickFloor(this.#clock.now()));
+    const wake = levels.place(s, this.#tickOf(atMs));
+    if (wake < this.#armedTick) this.#arm(wake);
   }
 
   /** Cancels a pending id; true when it was pending. */
@@ -167,8 +160,8 @@ export class TimingWheel {
     const s = this.#index.get(id);
     if (s === undefined) return false;
     this.#index.delete(id);
-    this.#slots.unlink(s);
-    this.#slots.free(s);
+    this.#levels.slots.unlink(s);
+    this.#levels.slots.free(s);
     return true;
   }
 
@@ -180,7 +173,7 @@ export class TimingWheel {
   /** The `atMs` a pending id was scheduled for, or undefined. */
   dueAt(id: string): number | undefined {
     const s = this.#index.get(id);
-    return s === undefined ? undefined : this.#slots.time[s];
+    return s === undefined ? undefined : this.#levels.slots.timeOf(s);
   }
 
   /** Number of pending entries. */
@@ -205,31 +198,12 @@ export class TimingWheel {
 
   /** Drops every pending entry and releases their memory. */
   clear(): void {
-    this.#reset(this.#cur[0]);
+    this.#index = new Map();
+    this.#levels = new WheelLevels(this.#wheelSize, this.#levels.current);
     if (this.#running) {
       this.#disarm();
       this.#armedTick = Infinity;
     }
-  }
-
-  #reset(curTick: number): void {
-    this.#index = new Map();
-    this.#slots = new WheelSlots();
-    this.#heap = new BucketHeap(this.#slots);
-    this.#base = [];
-    this.#unit = [];
-    this.#cur = [];
-    this.#slots.sentinel(); // RUN
-    this.#addLevel(curTick);
-  }
-
-  #addLevel(curTick: number): void {
-    const level = this.#unit.length;
-    const unit = this.#wheelSize ** level;
-    this.#base.push(this.#slots.sentinel());
-    for (let i = 1; i < this.#wheelSize; i++) this.#slots.sentinel();
-    this.#unit.push(unit);
-    this.#cur.push(Math.floor(curTick / unit) * unit);
   }
 
   /** Smallest tick whose start is not before `atMs`. */
@@ -249,83 +223,38 @@ export class TimingWheel {
     return t;
   }
 
-  /** Links entry `s` (due at tick `t`) into the run queue or the lowest level that holds it. */
-  #place(s: number, t: number): void {
-    const slots = this.#slots, cur = this.#cur, unitOf = this.#unit, ws = this.#wheelSize;
-    if (t <= cur[0]) {
-      slots.linkTail(s, RUN);
-      if (this.#armedTick !== -Infinity) this.#arm(-Infinity);
-      return;
-    }
-    let level = 0;
-    let unit = 1;
-    while (t >= cur[level] + unit * ws) {
-      if (++level === unitOf.length) this.#addLevel(cur[0]);
-      unit = unitOf[level];
-    }
-    const v = Math.floor(t / unit);
-    const b = this.#base[level] + (v % ws);
-    slots.linkTail(s, b);
-    const expiry = v * unit;
-    // A queued bucket keeps its expiry until popped, so only a newly used bucket is pushed.
-    if (slots.time[b] !== expiry) {
-      slots.time[b] = expiry;
-      this.#heap.push(b);
-      if (expiry < this.#armedTick) this.#arm(expiry);
-    }
-  }
-
-  /**
-   * Moves every level's current tick to `limit`, but never past the earliest queued bucket:
-   * a level's window must keep covering its queued buckets or two expiries would share one.
-   */
-  #advance(limit: number): void {
-    const top = this.#heap.peek();
-    const target = top === NIL ? limit : Math.min(limit, this.#slots.time[top]);
-    const cur = this.#cur, unitOf = this.#unit;
-    if (target <= cur[0]) return;
-    for (let level = 0; level < cur.length; level++) {
-      const unit = unitOf[level];
-      cur[level] = Math.floor(target / unit) * unit;
-    }
-  }
-
-  /** One driver turn: run due entries, cascade due buckets, then re-arm or yield. */
+  /** One driver turn: run due entries, cascade expired buckets, then re-arm or yield. */
   #turn = (): void => {
     this.#handle = undefined;
     if (!this.#running) return;
+    // Placements during the turn must not arm the driver: the end of the turn does.
     this.#armedTick = -Infinity;
     const nowTick = this.#tickFloor(this.#clock.now());
     let budget = this.#maxPerTurn;
-    this.#advance(nowTick);
+    this.#levels.advance(nowTick);
     for (;;) {
       // Re-read every round: a callback may clear() the wheel or make the slot arrays grow.
-      const slots = this.#slots;
-      const s = slots.next[RUN];
-      if (s !== RUN) {
-        if (budget-- === 0) break;
-        slots.unlink(s);
-        const t = this.#tickOf(slots.time[s]);
-        if (t <= this.#cur[0]) {
-          this.#fire(s);
-          if (!this.#running) return;
-        } else {
-          this.#place(s, t);
-        }
-        continue;
+      const levels = this.#levels, slots = levels.slots;
+      const s = slots.nextOf(RUN);
+      if (s === RUN) {
+        if (levels.flushExpired(nowTick)) continue;
+        break;
       }
-      const b = this.#heap.peek();
-      if (b === NIL || slots.time[b] > nowTick) break;
-      this.#heap.pop();
-      slots.time[b] = -1;
-      slots.spliceTail(b, RUN);
-      this.#advance(nowTick);
+      if (budget-- === 0) break;
+      slots.unlink(s);
+      const t = this.#tickOf(slots.timeOf(s));
+      if (t > levels.current) {
+        levels.place(s, t);
+      } else {
+        this.#fire(s);
+        if (!this.#running) return;
+      }
     }
     this.#rearm();
   };
 
   #fire(s: number): void {
-    const slots = this.#slots;
+    const slots = this.#levels.slots;
     const id = slots.ids[s] as string;
     const fn = slots.fns[s] as WheelCallback;
     // Free first, so the callback can schedule the same id again.
@@ -353,20 +282,13 @@ export class TimingWheel {
   /** Arms the driver for the run queue or the earliest non-empty bucket, if any. */
   #rearm(): void {
     if (!this.#running) return;
-    const slots = this.#slots, heap = this.#heap;
-    if (slots.next[RUN] !== RUN) return this.#arm(-Infinity);
-    // Buckets emptied by cancel are dropped here rather than woken for.
-    let b = heap.peek();
-    while (b !== NIL && slots.next[b] === b) {
-      heap.pop();
-      slots.time[b] = -1;
-      b = heap.peek();
-    }
-    if (b === NIL) {
+    const levels = this.#levels;
+    const next = levels.slots.nextOf(RUN) !== RUN ? -Infinity : levels.nextExpiry();
+    if (next === Infinity) {
       this.#disarm();
       this.#armedTick = Infinity;
     } else {
-      this.#arm(slots.time[b]);
+      this.#arm(next);
     }
   }
 

@@ -17,107 +17,129 @@ export type WheelCallback = () => unknown;
 
 const INITIAL_CAPACITY = 1024;
 
-/** Slot storage: per-slot links and time, a free list, and list operations on them. */
+/**
+ * Slot storage: a free list and list operations over one `ArrayBuffer` laid out as 16-byte
+ * records `[next: i32, prev: i32, time: f64]`, so a slot's links and time share a cache line:
+ * an unlink touches three lines (the slot and its two neighbours) instead of six.
+ */
 export class WheelSlots {
-  /** Next slot in the list the slot sits in (a free slot: the next free slot). */
-  next: Int32Array;
-  /** Previous slot in the list the slot sits in. */
-  prev: Int32Array;
+  /** Int32 view: `link[4s]` is the next slot, `link[4s + 1]` the previous one. */
+  link: Int32Array;
   /**
-   * Entry slots: the requested due time (epoch ms) as given, so `dueAt` can answer exactly.
-   * Sentinel slots: the bucket's expiry tick while it is queued in the heap, else -1.
+   * Float64 view: `time[2s + 1]`. Entry slots: the requested due time (epoch ms) as given, so
+   * `dueAt` answers exactly. Sentinel slots: the bucket's expiry tick while queued, else -1.
    */
   time: Float64Array;
   /** Callback per entry slot; cleared on free so the closure can be collected. */
   fns: (WheelCallback | undefined)[] = [];
   /** Id per entry slot; needed on fire to drop the index entry and to report errors. */
   ids: (string | undefined)[] = [];
+  #capacity: number;
   #top = 0;
   #free = NIL;
 
   constructor(capacity = INITIAL_CAPACITY) {
-    this.next = new Int32Array(capacity);
-    this.prev = new Int32Array(capacity);
-    this.time = new Float64Array(capacity);
+    this.#capacity = capacity;
+    const buffer = new ArrayBuffer(capacity * 16);
+    this.link = new Int32Array(buffer);
+    this.time = new Float64Array(buffer);
+  }
+
+  /** The slot after `s` in its list (a sentinel's next is itself when the list is empty). */
+  nextOf(s: number): number {
+    return this.link[s << 2];
+  }
+
+  timeOf(s: number): number {
+    return this.time[(s << 1) | 1];
+  }
+
+  setTime(s: number, value: number): void {
+    this.time[(s << 1) | 1] = value;
   }
 
   /** Takes a slot for an entry, reusing the most recently freed one (its cache lines are warm). */
   alloc(): number {
     const s = this.#free;
     if (s !== NIL) {
-      this.#free = this.next[s];
+      this.#free = this.link[s << 2];
       return s;
     }
-    if (this.#top === this.next.length) this.#grow();
+    return this.#fresh();
+  }
+
+  /**
+   * Takes a never-used slot for the sentinel of a new, empty list. Never from the free list:
+   * a level's sentinels must be contiguous so a bucket is found by base + index.
+   */
+  sentinel(): number {
+    const s = this.#fresh();
+    this.link[s << 2] = s;
+    this.link[(s << 2) | 1] = s;
+    this.time[(s << 1) | 1] = -1;
+    return s;
+  }
+
+  #fresh(): number {
+    if (this.#top === this.#capacity) this.#grow();
     // Appending keeps the JS arrays packed (a hole would make every access check for one).
     this.fns.push(undefined);
     this.ids.push(undefined);
     return this.#top++;
   }
 
-  /** Takes a slot as the sentinel of a new, empty list. */
-  sentinel(): number {
-    const s = this.alloc();
-    this.next[s] = s;
-    this.prev[s] = s;
-    this.time[s] = -1;
-    return s;
-  }
-
   /** Returns an unlinked entry slot to the free list. */
   free(s: number): void {
     this.fns[s] = undefined;
     this.ids[s] = undefined;
-    this.next[s] = this.#free;
+    this.link[s << 2] = this.#free;
     this.#free = s;
   }
 
   /** Appends slot `s` to the list headed by sentinel `head`. */
   linkTail(s: number, head: number): void {
-    const next = this.next, prev = this.prev;
-    const last = prev[head];
-    next[last] = s;
-    prev[s] = last;
-    next[s] = head;
-    prev[head] = s;
+    const link = this.link;
+    const last = link[(head << 2) | 1];
+    link[last << 2] = s;
+    link[s << 2] = head;
+    link[(s << 2) | 1] = last;
+    link[(head << 2) | 1] = s;
   }
 
   /** Removes slot `s` from whatever list it is in; the sentinel makes this branch-free. */
   unlink(s: number): void {
-    const next = this.next, prev = this.prev;
-    const n = next[s], p = prev[s];
-    next[p] = n;
-    prev[n] = p;
+    const link = this.link;
+    const n = link[s << 2], p = link[(s << 2) | 1];
+    link[p << 2] = n;
+    link[(n << 2) | 1] = p;
   }
 
   /** Moves every slot of the list headed by `from` to the tail of the list headed by `to`. */
   spliceTail(from: number, to: number): void {
-    const next = this.next, prev = this.prev;
-    const first = next[from];
+    const link = this.link;
+    const first = link[from << 2];
     if (first === from) return;
-    const last = prev[from], tail = prev[to];
-    next[tail] = first;
-    prev[first] = tail;
-    next[last] = to;
-    prev[to] = last;
-    next[from] = from;
-    prev[from] = from;
+    const last = link[(from << 2) | 1], tail = link[(to << 2) | 1];
+    link[tail << 2] = first;
+    link[(first << 2) | 1] = tail;
+    link[last << 2] = to;
+    link[(to << 2) | 1] = last;
+    link[from << 2] = from;
+    link[(from << 2) | 1] = from;
   }
 
   #grow(): void {
-    const size = this.next.length * 2;
-    const next = new Int32Array(size), prev = new Int32Array(size), time = new Float64Array(size);
-    next.set(this.next);
-    prev.set(this.prev);
-    time.set(this.time);
-    this.next = next;
-    this.prev = prev;
-    this.time = time;
+    this.#capacity *= 2;
+    const buffer = new ArrayBuffer(this.#capacity * 16);
+    const link = new Int32Array(buffer);
+    link.set(this.link);
+    this.link = link;
+    this.time = new Float64Array(buffer);
   }
 }
 
 /**
- * Binary min-heap of bucket sentinels keyed by their expiry tick (`slots.time[sentinel]`).
+ * Binary min-heap of bucket sentinels keyed by their expiry tick (`slots.timeOf(sentinel)`).
  * Holds at most one item per bucket, so it never exceeds levels × wheelSize items.
  */
 export class BucketHeap {
@@ -140,13 +162,13 @@ export class BucketHeap {
       items.set(this.#items);
       this.#items = items;
     }
-    const items = this.#items, time = this.#slots.time;
-    const key = time[b];
+    const items = this.#items, slots = this.#slots;
+    const key = slots.timeOf(b);
     let i = this.size++;
     while (i > 0) {
       const parent = (i - 1) >> 1;
       const p = items[parent];
-      if (time[p] <= key) break;
+      if (slots.timeOf(p) <= key) break;
       items[i] = p;
       i = parent;
     }
@@ -155,16 +177,16 @@ export class BucketHeap {
 
   pop(): number {
     if (this.size === 0) return NIL;
-    const items = this.#items, time = this.#slots.time;
+    const items = this.#items, slots = this.#slots;
     const top = items[0];
     const last = items[--this.size];
-    const n = this.size, key = time[last];
+    const n = this.size, key = slots.timeOf(last);
     let i = 0;
     for (;;) {
       let child = 2 * i + 1;
       if (child >= n) break;
-      if (child + 1 < n && time[items[child + 1]] < time[items[child]]) child++;
-      if (time[items[child]] >= key) break;
+      if (child + 1 < n && slots.timeOf(items[child + 1]) < slots.timeOf(items[child])) child++;
+      if (slots.timeOf(items[child]) >= key) break;
       items[i] = items[child];
       i = child;
     }

@@ -39,7 +39,10 @@ export const ENV_VARS: Record<string, string> = {
   REDIS_URL: "redis://[:password@]host:port[/db]; unset = the embedded store (one process)",
   UPSTASH_REDIS_REST_URL: "Upstash-compatible REST endpoint (with UPSTASH_REDIS_REST_TOKEN)",
   UPSTASH_REDIS_REST_TOKEN: "bearer token for the REST endpoint",
-  SKEDULR_POOLS: "pool sizes, e.g. default=10,critical=4,background=2 (default: default=10)",
+  SKEDULR_POOLS:
+    "pool sizes, e.g. default=10,critical=4,background=2 (default: default=10,critical=4)",
+  SKEDULR_DEMO:
+    "1 submits the example tasks at start (default: 1 on the embedded store, 0 on Redis)",
   SKEDULR_LEASE_MS: "lease of a running task in ms (default 30000)",
   SKEDULR_JOBS:
     "module whose default export maps task type → handler (default ./jobs.ts if present)",
@@ -95,7 +98,7 @@ export function parseWorkerConfig(env: Record<string, string | undefined>): Work
   }
 
   const pools: Record<string, number> = {};
-  const poolSpec = get("SKEDULR_POOLS") ?? "default=10";
+  const poolSpec = get("SKEDULR_POOLS") ?? "default=10,critical=4";
   for (const part of poolSpec.split(",").map((p) => p.trim()).filter(Boolean)) {
     const m = /^([^=\s]+)\s*=\s*(\d+)$/.exec(part);
     if (!m || !NAME_PATTERN.test(m[1]) || Number(m[2]) > 10_000) {

@@ -6,10 +6,10 @@ import assert from "node:assert/strict";
 import { ConfigError, parseWorkerConfig } from "../../src/worker/config.ts";
 
 describe("worker configuration", () => {
-  it("defaults to the embedded store, pool default=10, port 8080", () => {
+  it("defaults to the embedded store, pools default=10 and critical=4, port 8080", () => {
     const c = parseWorkerConfig({});
     assert.equal(c.redisUrl, null);
-    assert.deepEqual(c.pools, { default: 10 });
+    assert.deepEqual(c.pools, { default: 10, critical: 4 });
     assert.equal(c.port, 8080);
     assert.equal(c.leaseMs, null);
     assert.equal(c.token, null);

@@ -1,0 +1,147 @@
+/**
+ * @module codec — how records cross the wire: NewTask → script arguments, task hashes →
+ * TaskRecord, schedules, events.
+ *
+ * A task is a Redis hash: one field per record field the scripts read or change (an absent
+ * field is null), `payload` as JSON, and `body`, the JSON of the fields only TypeScript
+ * reads (each hash field costs Lua time on every transition). JSON holds the text
+ * JSON.stringify made; Lua never re-encodes it (cjson would round numbers to 14 digits).
+ */
+import {
+  type NewTask,
+  parentConditions,
+  type ScheduleRecord,
+  type TaskRecord,
+  type TaskStatus,
+} from "../../core/task.ts";
+import type { StorageEvent } from "../storage.ts";
+import { pairsToObject, type RedisReply } from "./transport.ts";
+
+const opt = (
+  v: string | number | null | undefined,
+) => (v === null || v === undefined ? "" : String(v));
+
+/** JSON text of a value; `undefined` is stored as null, like a JSON round trip would. */
+export function json(value: unknown): string {
+  return JSON.stringify(value) ?? "null";
+}
+
+/** The record fields kept as one JSON `body` field. */
+type Body = Pick<
+  TaskRecord,
+  "createdAt" | "timeoutMs" | "backoff" | "scheduleId" | "dependsOn" | "onSuccessOf" | "onFailureOf"
+>;
+
+/** A new task as the ARGV entries lua/includes/insert.lua reads. */
+export function encodeTask(t: NewTask): string[] {
+  const conds = [...parentConditions(t)];
+  const body: Body = {
+    createdAt: t.createdAt,
+    timeoutMs: t.timeoutMs,
+    backoff: t.backoff,
+    scheduleId: t.scheduleId,
+    dependsOn: t.dependsOn,
+    onSuccessOf: t.onSuccessOf,
+    onFailureOf: t.onFailureOf,
+  };
+  return [
+    t.id,
+    t.type,
+    t.pool,
+    String(t.priority),
+    json(t.payload),
+    JSON.stringify(body),
+    String(t.maxRetries),
+    opt(t.runAt),
+    opt(t.key),
+    opt(t.onSuccessOf),
+    opt(t.onFailureOf),
+    String(t.dependsOn.length),
+    ...t.dependsOn,
+    String(conds.length),
+    ...conds.flatMap(([id, c]) => [id, c === "success" ? "s" : "f"]),
+  ];
+}
+
+const numOrNull = (v: string | undefined) => (v === undefined ? null : Number(v));
+const jsonOrNull = (v: string | undefined) => (v === undefined ? null : JSON.parse(v));
+
+/** A task hash (flat HGETALL reply) as a record plus its creation order, or null when empty. */
+export function decodeTask(reply: RedisReply): { record: TaskRecord; order: number } | null {
+  const f = pairsToObject(reply);
+  if (f.id === undefined) return null;
+  const body = JSON.parse(f.body) as Body;
+  const record: TaskRecord = {
+    id: f.id,
+    type: f.type,
+    status: f.status as TaskStatus,
+    pool: f.pool,
+    priority: Number(f.priority),
+    payload: jsonOrNull(f.payload),
+    attempt: Number(f.attempt),
+    maxRetries: Number(f.maxRetries),
+    progress: numOrNull(f.progress),
+    result: jsonOrNull(f.result),
+    error: jsonOrNull(f.error),
+    createdAt: body.createdAt,
+    runAt: numOrNull(f.runAt),
+    startedAt: numOrNull(f.startedAt),
+    finishedAt: numOrNull(f.finishedAt),
+    scheduleId: body.scheduleId,
+    dependsOn: body.dependsOn,
+    onSuccessOf: body.onSuccessOf,
+    onFailureOf: body.onFailureOf,
+    key: f.key ?? null,
+    timeoutMs: body.timeoutMs,
+    backoff: body.backoff,
+    cancelReason: f.cancelReason ?? null,
+    workerId: f.workerId ?? null,
+  };
+  return { record, order: Number(f.order) };
+}
+
+/** The record enqueue returns, built from the spec and the status the script decided. */
+export function newRecord(
+  t: NewTask,
+  status: TaskStatus,
+  cancelReason: string | null,
+  now: number,
+): TaskRecord {
+  return {
+    ...t,
+    payload: t.payload === undefined ? null : JSON.parse(json(t.payload)),
+    dependsOn: [...t.dependsOn],
+    backoff: t.backoff ? { ...t.backoff } : null,
+    status,
+    attempt: 0,
+    progress: null,
+    result: null,
+    error: null,
+    startedAt: null,
+    finishedAt: status === "cancelled" ? now : null,
+    cancelReason,
+    workerId: null,
+  };
+}
+
+/** A schedule from the getSchedules script: {json, nextRunAt, lastRunId, lastRunAt}. */
+export function decodeSchedule(entry: RedisReply): ScheduleRecord {
+  const [text, nextRunAt, lastRunId, lastRunAt] = entry as string[];
+  const s = JSON.parse(text) as ScheduleRecord;
+  s.nextRunAt = Number(nextRunAt);
+  s.lastRunId = lastRunId ? lastRunId : null;
+  s.lastRunAt = lastRunAt ? Number(lastRunAt) : null;
+  return s;
+}
+
+const KINDS = new Set(["ready", "delayed", "schedule", "cancel", "control"]);
+
+/** A pub/sub message as an event, or null when it is not one of ours. */
+export function decodeEvent(message: string): StorageEvent | null {
+  try {
+    const e = JSON.parse(message);
+    return e && KINDS.has(e.kind) ? (e as StorageEvent) : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * @module context — what every part of RedisStorage shares: the transport, the script
+ * runner, the key prefix and the store's options.
+ */
+import type { HistoryRetention } from "../storage.ts";
+import { ScriptRunner } from "./script-runner.ts";
+import { SCRIPTS } from "./scripts.generated.ts";
+import type { RedisReply, RedisTransport } from "./transport.ts";
+
+export type ScriptName = keyof typeof SCRIPTS;
+
+/** Shared state of one RedisStorage. */
+export class RedisContext {
+  readonly transport: RedisTransport;
+  readonly runner: ScriptRunner;
+  /** `<prefix>:{<tag>}:`, KEYS[1] of every script. */
+  readonly prefix: string;
+  readonly retention: HistoryRetention;
+  readonly maxUnfinished: number | undefined;
+
+  constructor(
+    transport: RedisTransport,
+    prefix: string,
+    retention: HistoryRetention,
+    maxUnfinished: number | undefined,
+  ) {
+    this.transport = transport;
+    this.runner = new ScriptRunner(transport);
+    this.prefix = prefix;
+    this.retention = retention;
+    this.maxUnfinished = maxUnfinished;
+  }
+
+  /** Runs script `name` with KEYS[1] = the prefix. */
+  run(name: ScriptName, args: string[]): Promise<RedisReply> {
+    return this.runner.run(SCRIPTS[name], [this.prefix], args);
+  }
+
+  /** The retention arguments scripts that finish tasks take: maxAgeMs, maxCount. */
+  retentionArgs(): string[] {
+    return [String(this.retention.maxAgeMs), String(this.retention.maxCount)];
+  }
+}

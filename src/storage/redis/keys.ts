@@ -1,0 +1,72 @@
+/**
+ * @module keys — the Redis key prefix, its hash tag, and the key names built on it.
+ *
+ * Every key of one store lives under `<prefix>:{<tag>}:`. Redis Cluster hashes only the part
+ * inside the braces, so all keys of a store share one slot and every Lua script stays
+ * single-slot (no CROSSSLOT errors). Scripts get the prefix as KEYS[1] and derive the rest
+ * (see lua/includes/task.lua for the layout); this module builds the same names for the few
+ * plain reads done from TypeScript.
+ */
+
+const FORBIDDEN = /[{}\s]/;
+
+/**
+ * The key prefix for a store, e.g. `skedulr:{default}:`.
+ *
+ * @example
+ * keyPrefix("skedulr", "emails"); // "skedulr:{emails}:"
+ */
+export function keyPrefix(prefix = "skedulr", tag = "default"): string {
+  for (const [what, value] of [["prefix", prefix], ["tag", tag]]) {
+    if (!value || FORBIDDEN.test(value)) {
+      throw new TypeError(
+        `Invalid Redis key ${what} ${JSON.stringify(value)}: use a non-empty name without ` +
+          `braces or spaces (the tag becomes the {hash tag} of every key)`,
+      );
+    }
+  }
+  return `${prefix}:{${tag}}:`;
+}
+
+/** Key names derived from a prefix, matching lua/includes/task.lua. */
+export const keys = {
+  task: (p: string, id: string) => `${p}task:${id}`,
+  children: (p: string, id: string) => `${p}children:${id}`,
+  ready: (p: string, pool: string) => `${p}ready:${pool}`,
+  status: (p: string, status: string) => `${p}status:${status}`,
+  delayed: (p: string) => `${p}delayed`,
+  leases: (p: string) => `${p}leases`,
+  schedules: (p: string) => `${p}schedules`,
+  controlPools: (p: string) => `${p}control-pools`,
+  control: (p: string) => `${p}control`,
+  events: (p: string) => `${p}events`,
+};
+
+/** Width of the sequence number that prefixes members of ready, delayed and schedule sets. */
+export const SEQ_WIDTH = 16;
+
+/** The id inside a `<seq><id>` member. */
+export function memberId(member: string): string {
+  return member.slice(SEQ_WIDTH);
+}
+
+/**
+ * The Redis Cluster slot of a key (CRC16/XMODEM of its hash tag, mod 16384), as Redis
+ * computes it. Used by tests to show that every key of a store shares one slot.
+ */
+export function hashSlot(key: string): number {
+  let bytes = new TextEncoder().encode(key);
+  const open = bytes.indexOf(0x7b); // {
+  if (open >= 0) {
+    const close = bytes.indexOf(0x7d, open + 1); // }
+    if (close > open + 1) bytes = bytes.subarray(open + 1, close);
+  }
+  let crc = 0;
+  for (const b of bytes) {
+    crc ^= b << 8;
+    for (let i = 0; i < 8; i++) {
+      crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+    }
+  }
+  return crc % 16384;
+}

@@ -1,0 +1,34 @@
+--[[
+  cancel: cancels an unfinished task.
+
+  KEYS[1]  key prefix `<name>:{<tag>}:`
+  ARGV[1]  now (epoch ms)
+  ARGV[2]  task id
+  ARGV[3]  reason
+  ARGV[4]  history maxAgeMs (row retention)
+  ARGV[5]  history maxCount
+
+  The task leaves its queue, the delayed set or its lease; finishedAt and cancelReason are
+  set, its key released and its workflow children settled. A running task's owner learns
+  through a `cancel` event (and loses the lease at its next renewal).
+
+  Returns
+    {0, record}      cancelled; record is the flat HGETALL list after the change
+    {-1}             unknown task
+    {-6, status}     already finished (succeeded, dead or cancelled)
+]]
+--- @include "task"
+
+local now, id = tonumber(ARGV[1]), ARGV[2]
+RETENTION.maxAgeMs, RETENTION.maxCount = tonumber(ARGV[4]), tonumber(ARGV[5])
+
+local t = load(id)
+if not t then return {-1} end
+if t.status == 'succeeded' or t.status == 'dead' or t.status == 'cancelled' then
+  return {-6, t.status}
+end
+local wasRunning = t.status == 'running'
+finish(t, 'cancelled', now, {'cancelReason', ARGV[3]})
+if wasRunning then publish({kind = 'cancel', id = id}) end
+-- The record as cancelled, read before retention may delete the row.
+return done({0, record(id)})

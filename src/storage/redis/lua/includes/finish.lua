@@ -1,0 +1,148 @@
+--[[
+  Ending attempts and tasks: history, duration samples, workflow settling, retention, and
+  done(), the end of every script that changed tasks. Included by task.lua.
+]]
+local function jsonString(s)
+  if s == nil then return 'null' end
+  return cjson.encode(s)
+end
+
+-- Scripts that finish tasks set these from their ARGV; the default keeps everything.
+local RETENTION = {maxAgeMs = math.huge, maxCount = math.huge}
+local NOW = 0
+local recorded, finishedAny, sampledTypes = false, false, {}
+
+-- Appends one finished attempt to history and its duration to the type's samples.
+-- Names (ids, types, pools) normally hold only [A-Za-z0-9_.:-] and need no escaping; a
+-- cheap scan decides, cjson escapes the rest.
+local function name(s)
+  if string.find(s, '[^%w_.:%-]') then return cjson.encode(s) end
+  return '"' .. s .. '"'
+end
+
+local function recordAttempt(t, status, errorJson, now)
+  local startedAt = t.startedAt or now
+  local duration = math.max(0, now - startedAt)
+  local hseq = nextSeq()
+  local json = '{"taskId":' .. name(t.id) .. ',"type":' .. name(t.type) .. ',"pool":' ..
+    name(t.pool) .. ',"attempt":' .. int(t.attempt) .. ',"status":"' .. status .. '","error":' ..
+    (errorJson or 'null') .. ',"startedAt":' .. int(startedAt) .. ',"finishedAt":' ..
+    int(now) .. ',"durationMs":' .. int(duration) .. ',"workerId":' ..
+    jsonString(t.workerId or '') .. '}'
+  redis.call('ZADD', P .. 'history', hseq, seqMember(hseq, json))
+  if not sampledTypes[t.type] then
+    sampledTypes[t.type] = true
+    redis.call('ZADD', P .. 'types', 'NX', hseq, t.type)
+  end
+  redis.call('LPUSH', P .. 'durations:' .. t.type, duration)
+  recorded = true
+  if now > NOW then NOW = now end
+end
+
+-- History retention: the newest maxCount attempts, none older than maxAgeMs.
+local function trimHistory(now)
+  local h = P .. 'history'
+  local excess = redis.call('ZCARD', h) - RETENTION.maxCount
+  if excess > 0 then redis.call('ZREMRANGEBYRANK', h, 0, excess - 1) end
+  -- Oldest first, a bounded number per call (later calls continue).
+  for _ = 1, 1000 do
+    local oldest = redis.call('ZRANGE', h, 0, 0)[1]
+    if not oldest then break end
+    local at = tonumber(string.match(oldest, '"finishedAt":(%-?%d+)'))
+    if not at or now - at <= RETENTION.maxAgeMs then break end
+    redis.call('ZREMRANGEBYRANK', h, 0, 0)
+  end
+  for type in pairs(sampledTypes) do
+    redis.call('LTRIM', P .. 'durations:' .. type, 0, DURATION_SAMPLES - 1)
+  end
+end
+
+-- Deletes finished (succeeded/cancelled) rows beyond maxCount or older than maxAgeMs,
+-- oldest finished first; dead rows are kept. Bounded per call.
+local function pruneFinished(now)
+  local f = P .. 'finished'
+  local size = redis.call('ZCARD', f)
+  for _ = 1, 1000 do
+    if size == 0 then break end
+    local id = redis.call('ZRANGE', f, 0, 0)[1]
+    local k = tkey(id)
+    local v = redis.call('HMGET', k, 'finishedAt', 'status')
+    if size <= RETENTION.maxCount and now - (num(v[1]) or now) <= RETENTION.maxAgeMs then break end
+    redis.call('ZREM', f, id)
+    size = size - 1
+    if v[2] then
+      bump(P .. 'counts', v[2], -1)
+      if INDEXED[v[2]] then redis.call('ZREM', P .. 'status:' .. v[2], id) end
+    end
+    redis.call('ZREM', P .. 'all', id)
+    redis.call('DEL', k, P .. 'children:' .. id)
+  end
+end
+
+-- Ends a script that changed tasks: applies retention and writes the summed counters.
+local function done(reply)
+  if finishedAny then pruneFinished(NOW) end
+  if recorded then trimHistory(NOW) end
+  for key, h in pairs(BUMPS) do
+    for field, delta in pairs(h) do
+      if delta ~= 0 then redis.call('HINCRBY', key, field, delta) end
+    end
+  end
+  BUMPS = {}
+  return reply
+end
+
+-- Whether a parent that ended in `status` satisfies condition `cond` ('s'|'f').
+local function outcome(cond, status)
+  if status == 'succeeded' then return cond == 's' and 'met' or 'broken' end
+  if status == 'dead' then return cond == 'f' and 'met' or 'broken' end
+  if status == 'cancelled' then return 'broken' end
+  return nil
+end
+
+-- Ends a task in a final status: releases its key and lease, then settles its workflow
+-- children depth-first (a broken condition cancels the child and, through it, its own
+-- children). Row retention runs in done().
+local function finish(t, status, now, fields)
+  fields = fields or {}
+  fields[#fields + 1] = 'finishedAt'
+  fields[#fields + 1] = now
+  if t.key and redis.call('HGET', P .. 'keys', t.key) == t.id then
+    redis.call('HDEL', P .. 'keys', t.key)
+  end
+  move(t, status, now, fields)
+  finishedAny = true
+  if now > NOW then NOW = now end
+  if not t.children then return end
+  for _, entry in ipairs(redis.call('LRANGE', P .. 'children:' .. t.id, 0, -1)) do
+    local child = load(string.sub(entry, 2))
+    if child and child.status == 'waiting' then
+      local o = outcome(string.sub(entry, 1, 1), status)
+      if o == 'broken' then
+        finish(child, 'cancelled', now, {'cancelReason', 'parent ' .. t.id .. ' ended ' .. status})
+      elseif o == 'met' and redis.call('HINCRBY', tkey(child.id), 'pending', -1) == 0 then
+        if child.runAt and child.runAt > now then
+          move(child, 'scheduled', now)
+        else
+          move(child, 'queued', now)
+        end
+      end
+    end
+  end
+end
+
+-- Ends a failed attempt whose error is t.error (JSON; stored here) and which the caller
+-- counted: retrying in the delayed set at retryAt, or dead (dead-letter list, key
+-- released, children settled).
+local function failTask(t, retryAt, now)
+  if retryAt then
+    recordAttempt(t, 'retrying', t.error, now)
+    t.runAt = retryAt
+    move(t, 'retrying', now, {'runAt', retryAt, 'error', t.error})
+    return 'retrying'
+  end
+  recordAttempt(t, 'dead', t.error, now)
+  finish(t, 'dead', now, {'error', t.error})
+  bump(P .. 'totals', 'dead', 1)
+  return 'dead'
+end

@@ -1,0 +1,78 @@
+--[[
+  Reading new tasks from ARGV and inserting them (enqueue, fireSchedule).
+
+  One task is encoded as consecutive ARGV entries (see src/storage/redis/codec.ts):
+    id, type, pool, priority, payload JSON, body JSON, maxRetries, runAt|"", key|"",
+    onSuccessOf|"", onFailureOf|"", nDeps, dep_1..dep_nDeps, nConds,
+    (parentId, "s"|"f") x nConds
+  The workflow fields repeat what body holds so validation can name `dependsOn[i]`; the
+  conditions are the deduplicated parents in order, each with the outcome it needs.
+]]
+local function readTask(argv, i)
+  local t = {
+    id = argv[i], type = argv[i + 1], pool = argv[i + 2], priority = argv[i + 3],
+    payload = argv[i + 4], body = argv[i + 5], maxRetries = argv[i + 6],
+    runAt = num(argv[i + 7]), key = argv[i + 8] ~= '' and argv[i + 8] or nil,
+    onSuccessOf = argv[i + 9], onFailureOf = argv[i + 10], deps = {}, conds = {},
+  }
+  local n = tonumber(argv[i + 11])
+  i = i + 12
+  for j = 1, n do t.deps[j] = argv[i + j - 1] end
+  i = i + n
+  n = tonumber(argv[i])
+  i = i + 1
+  for j = 1, n do
+    t.conds[j] = {argv[i], argv[i + 1]}
+    i = i + 2
+  end
+  return t, i
+end
+
+local function setIf(list, field, value)
+  if value and value ~= '' then
+    list[#list + 1] = field
+    list[#list + 1] = value
+  end
+end
+
+-- Stores one validated task and files it under its initial status. Returns the status and
+-- the cancel reason (when a parent already ended the wrong way).
+local function insertTask(a, now)
+  local order = nextSeq()
+  local fields = {'id', a.id, 'type', a.type, 'pool', a.pool, 'priority', a.priority,
+    'payload', a.payload, 'body', a.body, 'attempt', '0', 'maxRetries', a.maxRetries,
+    'order', order}
+  setIf(fields, 'runAt', a.runAt and int(a.runAt))
+  setIf(fields, 'key', a.key)
+  redis.call('ZADD', P .. 'all', order, a.id)
+  local broken, pending = nil, 0
+  for _, pc in ipairs(a.conds) do
+    local parent, cond = pc[1], pc[2]
+    local pstatus = redis.call('HGET', tkey(parent), 'status')
+    local o = outcome(cond, pstatus)
+    if o == 'broken' and not broken then broken = 'parent ' .. parent .. ' ended ' .. pstatus end
+    if o == nil then
+      pending = pending + 1
+      redis.call('RPUSH', P .. 'children:' .. parent, cond .. a.id)
+      redis.call('HSET', tkey(parent), 'children', '1')
+    end
+  end
+  local t = {id = a.id, pool = a.pool, priority = tonumber(a.priority), order = order,
+    runAt = a.runAt}
+  local status
+  if broken then
+    status = 'cancelled'
+    setIf(fields, 'cancelReason', broken)
+    setIf(fields, 'finishedAt', now)
+  elseif pending > 0 then
+    status = 'waiting'
+    setIf(fields, 'pending', pending)
+  elseif a.runAt and a.runAt > now then
+    status = 'scheduled'
+  else
+    status = 'queued'
+  end
+  if a.key and not broken then redis.call('HSET', P .. 'keys', a.key, a.id) end
+  enter(t, status, now, fields)
+  return status, broken
+end

@@ -1,0 +1,17 @@
+--[[
+  Reviving a dead or cancelled task (resubmit, resubmitMatching).
+]]
+-- Returns 0, or an error code with details: -6 (status) or -3 (key, holder).
+local function revive(t, now)
+  if t.status ~= 'dead' and t.status ~= 'cancelled' then return -6, t.status end
+  if t.key then
+    local holder = redis.call('HGET', P .. 'keys', t.key)
+    if holder and holder ~= t.id then return -3, t.key, holder end
+    redis.call('HSET', P .. 'keys', t.key, t.id)
+  end
+  redis.call('HDEL', tkey(t.id), 'error', 'result', 'progress', 'startedAt', 'finishedAt',
+    'cancelReason', 'pending', 'runAt')
+  t.runAt = nil
+  move(t, 'queued', now, {'attempt', 0})
+  return 0
+end

@@ -1,0 +1,26 @@
+--[[
+  promoteDue: moves due delayed tasks (scheduled, retrying) to their ready queues.
+
+  KEYS[1]  key prefix `<name>:{<tag>}:`
+  ARGV[1]  now (epoch ms)
+  ARGV[2]  limit
+
+  Earliest runAt first (ties in the order they were delayed). Atomic, so each due task is
+  promoted exactly once however many instances race here. Publishes ready{pool} once per
+  pool touched. Returns how many were promoted.
+]]
+--- @include "task"
+
+local now = tonumber(ARGV[1])
+local due = redis.call('ZRANGEBYSCORE', P .. 'delayed', '-inf', now, 'LIMIT', 0, tonumber(ARGV[2]))
+local n = 0
+for _, member in ipairs(due) do
+  local t = load(string.sub(member, 17))
+  if t then
+    move(t, 'queued', now)
+    n = n + 1
+  else
+    redis.call('ZREM', P .. 'delayed', member)
+  end
+end
+return done(n)

@@ -1,0 +1,12 @@
+--[[
+  removeInstance: forgets an instance (it shut down).
+
+  KEYS[1]  key prefix `<name>:{<tag>}:`
+  ARGV[1]  instance id
+
+  Returns 1 when it was registered, else 0.
+]]
+--- @include "task"
+
+redis.call('HDEL', P .. 'instance-info', ARGV[1])
+return redis.call('ZREM', P .. 'instances', ARGV[1])

@@ -1,0 +1,38 @@
+--[[
+  stats: the counters behind Storage.stats(), read in one consistent snapshot.
+
+  KEYS[1]  key prefix `<name>:{<tag>}:`
+  ARGV     none
+
+  Returns {
+    {status, count, ...}                 every status (from the counts hash)
+    {pool, queued, running, ...}         pools that had queued or running work
+    {succeeded, failedAttempts, dead}    totals
+    {type, {sample, ...}, ...}           duration samples per type (newest first, capped)
+  }
+  The figures (mean, median, percentiles) are computed by the caller.
+]]
+--- @include "task"
+
+local statuses = {'scheduled', 'waiting', 'queued', 'running', 'retrying', 'succeeded', 'dead',
+  'cancelled'}
+local counts = {}
+local c = redis.call('HMGET', P .. 'counts', unpack(statuses))
+for i, s in ipairs(statuses) do
+  counts[#counts + 1] = s
+  counts[#counts + 1] = tonumber(c[i] or '0')
+end
+local pools = {}
+for _, pool in ipairs(redis.call('ZRANGE', P .. 'stat-pools', 0, -1)) do
+  pools[#pools + 1] = pool
+  pools[#pools + 1] = redis.call('ZCARD', P .. 'ready:' .. pool)
+  pools[#pools + 1] = tonumber(redis.call('HGET', P .. 'running', pool) or '0')
+end
+local totals = redis.call('HMGET', P .. 'totals', 'succeeded', 'failedAttempts', 'dead')
+for i = 1, 3 do totals[i] = tonumber(totals[i] or '0') end
+local durations = {}
+for _, type in ipairs(redis.call('ZRANGE', P .. 'types', 0, -1)) do
+  durations[#durations + 1] = type
+  durations[#durations + 1] = redis.call('LRANGE', P .. 'durations:' .. type, 0, -1)
+end
+return {counts, pools, totals, durations}

@@ -1,0 +1,125 @@
+/**
+ * @module queries — listings and statistics over Redis: list, history, stats.
+ *
+ * Listings run a bounded Lua step at a time (at most a few thousand entries examined per
+ * call, so no call blocks Redis for long) and loop until the page is full. Lua filters
+ * status, type and pool exactly and pre-filters the text; the exact text match is done here
+ * with the same matcher the embedded store uses, so both backends list alike.
+ */
+import type { AttemptRecord, TaskRecord } from "../../core/task.ts";
+import { ALL_STATUSES, type TaskStatus } from "../../core/task.ts";
+import type { Page, StorageStats, TaskFilter } from "../storage.ts";
+import { attemptMatcher, pageLimit, taskMatcher } from "../filter.ts";
+import { durationStats } from "../memory/stats-window.ts";
+import { decodeTask } from "./codec.ts";
+import type { RedisContext } from "./context.ts";
+import type { RedisReply } from "./transport.ts";
+
+/** Statuses with their own index (lua/includes/task.lua); others are found by scanning. */
+const INDEXED = new Set(["waiting", "dead", "cancelled"]);
+
+/** Entries one Lua step may examine. */
+const STEP_BUDGET = 2_000;
+
+function statuses(filter: TaskFilter): string[] {
+  if (!filter.status) return [];
+  return Array.isArray(filter.status) ? filter.status : [filter.status];
+}
+
+/** The Redis bound for a cursor, or null when the cursor is not a number (empty page). */
+function startBound(cursor: string | undefined): string | null {
+  if (!cursor) return "+inf";
+  const n = Number(cursor);
+  return Number.isFinite(n) ? `(${n}` : null;
+}
+
+export async function listTasks(ctx: RedisContext, filter: TaskFilter): Promise<Page<TaskRecord>> {
+  const limit = pageLimit(filter);
+  const match = taskMatcher(filter);
+  const wanted = statuses(filter);
+  const index = wanted.length === 1 && INDEXED.has(wanted[0]) ? `status:${wanted[0]}` : "all";
+  let bound = startBound(filter.cursor);
+  const found: { record: TaskRecord; order: number }[] = [];
+  while (bound && found.length <= limit) {
+    const reply = await ctx.run("listTasks", [
+      index,
+      bound,
+      wanted.join(","),
+      filter.type ?? "",
+      filter.pool ?? "",
+      filter.q?.toLowerCase() ?? "",
+      String(limit + 1 - found.length),
+      String(STEP_BUDGET),
+    ]) as RedisReply[];
+    bound = String(reply[0]);
+    for (const flat of reply.slice(1)) {
+      const row = decodeTask(flat);
+      if (row && match(row.record)) found.push(row);
+    }
+  }
+  const page = found.slice(0, limit);
+  return {
+    items: page.map((r) => r.record),
+    next: found.length > limit ? String(page[page.length - 1].order) : null,
+  };
+}
+
+export async function listHistory(
+  ctx: RedisContext,
+  filter: TaskFilter,
+): Promise<Page<AttemptRecord>> {
+  const limit = pageLimit(filter);
+  const match = attemptMatcher(filter);
+  let bound = startBound(filter.cursor);
+  const found: { attempt: AttemptRecord; seq: string }[] = [];
+  while (bound && found.length <= limit) {
+    const reply = await ctx.run("history", [
+      bound,
+      statuses(filter).join(","),
+      filter.type ?? "",
+      filter.pool ?? "",
+      filter.q?.toLowerCase() ?? "",
+      String(limit + 1 - found.length),
+      String(STEP_BUDGET),
+    ]) as RedisReply[];
+    bound = String(reply[0]);
+    for (let i = 1; i + 1 < reply.length; i += 2) {
+      const attempt = JSON.parse(String(reply[i + 1])) as AttemptRecord;
+      if (match(attempt)) found.push({ attempt, seq: String(reply[i]) });
+    }
+  }
+  const page = found.slice(0, limit);
+  return {
+    items: page.map((a) => a.attempt),
+    next: found.length > limit ? page[page.length - 1].seq : null,
+  };
+}
+
+export async function readStats(ctx: RedisContext): Promise<StorageStats> {
+  const [counts, pools, totals, durations] = await ctx.run("stats", []) as RedisReply[][];
+  const byStatus = Object.fromEntries(ALL_STATUSES.map((s) => [s, 0])) as Record<
+    TaskStatus,
+    number
+  >;
+  for (let i = 0; i + 1 < counts.length; i += 2) {
+    byStatus[counts[i] as TaskStatus] = Number(counts[i + 1]);
+  }
+  const byPool: StorageStats["byPool"] = {};
+  for (let i = 0; i + 2 < pools.length; i += 3) {
+    byPool[String(pools[i])] = { queued: Number(pools[i + 1]), running: Number(pools[i + 2]) };
+  }
+  const stats: StorageStats["durations"] = {};
+  for (let i = 0; i + 1 < durations.length; i += 2) {
+    stats[String(durations[i])] = durationStats((durations[i + 1] as RedisReply[]).map(Number));
+  }
+  return {
+    byStatus,
+    byPool,
+    totals: {
+      succeeded: Number(totals[0]),
+      failedAttempts: Number(totals[1]),
+      dead: Number(totals[2]),
+    },
+    durations: stats,
+  };
+}

@@ -1,0 +1,296 @@
+/**
+ * @module redis-storage — the Storage contract on Redis: every transition one Lua script.
+ *
+ * Any number of instances share one Redis; no lock is ever held from TypeScript. The
+ * behaviour mirrors the embedded store (src/storage/memory/) transition for transition, and
+ * the conformance suite runs against both. Claims are batched (one script call claims up to
+ * the free slots); completions and failures issued in the same tick share one script call.
+ */
+import { NotFoundError } from "../../core/errors.ts";
+import type {
+  AttemptRecord,
+  NewTask,
+  ScheduleRecord,
+  TaskError,
+  TaskRecord,
+  TaskStatus,
+} from "../../core/task.ts";
+import type {
+  FireResult,
+  HistoryRetention,
+  InstanceInfo,
+  LeaseOwner,
+  Page,
+  PoolControl,
+  Storage,
+  StorageEvent,
+  StorageStats,
+  TaskFilter,
+} from "../storage.ts";
+import type { Batcher } from "./batcher.ts";
+import {
+  completeBatcher,
+  type CompleteItem,
+  failBatcher,
+  type FailItem,
+  resubmitMatching,
+} from "./endings.ts";
+import { checkReply } from "./codes.ts";
+import { decodeTask, encodeTask, newRecord } from "./codec.ts";
+import { RedisContext } from "./context.ts";
+import { EventHub } from "./events.ts";
+import { keyPrefix, keys } from "./keys.ts";
+import { listHistory, listTasks, readStats } from "./queries.ts";
+import * as registry from "./registry.ts";
+import { SCRIPTS } from "./scripts.generated.ts";
+import { checkEvictionPolicy } from "./eviction.ts";
+import type { RedisReply, RedisTransport } from "./transport.ts";
+
+export interface RedisStorageOptions {
+  /** The connection (see `connectRedisTcp` in src/adapters/redis-tcp.ts). */
+  transport: RedisTransport;
+  /** Key prefix (default `skedulr`). */
+  prefix?: string;
+  /** Hash tag: every key of this store lives in its Redis Cluster slot (default `default`). */
+  tag?: string;
+  /** Reject `enqueue` once this many tasks are unfinished (back-pressure). */
+  maxUnfinished?: number;
+  /** Retention of finished attempts and finished task rows (default 7 days, 10k). */
+  history?: Partial<HistoryRetention>;
+  /** Refuse to start unless `maxmemory-policy` is `noeviction` (default true). */
+  checkEvictionPolicy?: boolean;
+  /** Close the transport in `close()` (default true). */
+  closeTransport?: boolean;
+}
+
+const DEFAULT_RETENTION: HistoryRetention = { maxAgeMs: 7 * 86_400_000, maxCount: 10_000 };
+
+/**
+ * Storage on Redis.
+ *
+ * @example
+ * const storage = new RedisStorage({ transport: connectRedisTcp("redis://127.0.0.1:6379") });
+ * await storage.init(); // refuses unless maxmemory-policy is noeviction
+ */
+export class RedisStorage implements Storage {
+  readonly name = "redis";
+  readonly #ctx: RedisContext;
+  readonly #options: RedisStorageOptions;
+  readonly #events: EventHub;
+  readonly #completes: Batcher<CompleteItem, boolean>;
+  readonly #fails: Batcher<FailItem, "retrying" | "dead" | null>;
+
+  constructor(options: RedisStorageOptions) {
+    this.#options = options;
+    const prefix = keyPrefix(options.prefix, options.tag);
+    const retention = { ...DEFAULT_RETENTION, ...options.history };
+    this.#ctx = new RedisContext(options.transport, prefix, retention, options.maxUnfinished);
+    this.#events = new EventHub(options.transport, keys.events(prefix));
+    this.#completes = completeBatcher(this.#ctx);
+    this.#fails = failBatcher(this.#ctx);
+  }
+
+  /** The key prefix of this store, e.g. `skedulr:{default}:`. */
+  get prefix(): string {
+    return this.#ctx.prefix;
+  }
+
+  async init(): Promise<void> {
+    if (this.#options.checkEvictionPolicy !== false) await checkEvictionPolicy(this.#ctx.transport);
+    // Warm the script cache so the first calls skip the NOSCRIPT round trip; best effort.
+    await this.#ctx.transport.pipeline(
+      Object.values(SCRIPTS).map((s) => ["SCRIPT", "LOAD", s.source]),
+    ).catch(() => {});
+    await this.#events.start();
+  }
+
+  async close(): Promise<void> {
+    await this.#events.stop();
+    if (this.#options.closeTransport !== false) await this.#ctx.transport.close();
+  }
+
+  async ping(): Promise<boolean> {
+    try {
+      return (await this.#ctx.transport.send(["PING"])) === "PONG";
+    } catch {
+      return false;
+    }
+  }
+
+  async enqueue(tasks: NewTask[], now: number): Promise<TaskRecord[]> {
+    if (tasks.length === 0) return [];
+    const args = [
+      String(now),
+      this.#ctx.maxUnfinished === undefined ? "" : String(this.#ctx.maxUnfinished),
+      String(tasks.length),
+    ];
+    for (const t of tasks) args.push(...encodeTask(t));
+    const d = checkReply(await this.#ctx.run("enqueue", args), "enqueue");
+    return tasks.map((t, i) =>
+      newRecord(t, d[2 * i] as TaskStatus, (d[2 * i + 1] as string) || null, now)
+    );
+  }
+
+  async get(id: string): Promise<TaskRecord | null> {
+    return decodeTask(await this.#ctx.transport.send(["HGETALL", keys.task(this.#ctx.prefix, id)]))
+      ?.record ?? null;
+  }
+
+  list(filter: TaskFilter): Promise<Page<TaskRecord>> {
+    return listTasks(this.#ctx, filter);
+  }
+
+  async claim(pool: string, max: number, owner: LeaseOwner, now: number): Promise<TaskRecord[]> {
+    if (max <= 0) return [];
+    const reply = await this.#ctx.run("claim", [
+      String(now),
+      pool,
+      String(Math.floor(max)),
+      owner.workerId,
+      String(owner.leaseMs),
+    ]) as RedisReply[];
+    return reply.map((flat) => decodeTask(flat)!.record);
+  }
+
+  async renewLeases(ids: string[], owner: LeaseOwner, now: number): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const args = [String(now), owner.workerId, String(owner.leaseMs), ...ids];
+    return (await this.#ctx.run("renewLeases", args) as RedisReply[]).map(String);
+  }
+
+  complete(id: string, workerId: string, result: unknown, now: number): Promise<boolean> {
+    return this.#completes.add({ id, workerId, now, result });
+  }
+
+  fail(
+    id: string,
+    workerId: string,
+    error: TaskError,
+    retryAt: number | null,
+    now: number,
+  ): Promise<"retrying" | "dead" | null> {
+    return this.#fails.add({ id, workerId, now, error, retryAt });
+  }
+
+  async release(ids: string[], workerId: string, now: number): Promise<number> {
+    if (ids.length === 0) return 0;
+    return Number(await this.#ctx.run("release", [String(now), workerId, ...ids]));
+  }
+
+  async setProgress(id: string, workerId: string, progress: number): Promise<boolean> {
+    const clamped = String(Math.max(0, Math.min(100, progress)));
+    return (await this.#ctx.run("setProgress", [id, workerId, clamped])) === 1;
+  }
+
+  async cancel(id: string, reason: string, now: number): Promise<TaskRecord> {
+    const reply = await this.#ctx.run("cancel", [
+      String(now),
+      id,
+      reason,
+      ...this.#ctx.retentionArgs(),
+    ]);
+    return decodeTask(checkReply(reply, "cancel", id)[0])!.record;
+  }
+
+  async resubmit(id: string, now: number): Promise<TaskRecord> {
+    const reply = await this.#ctx.run("resubmit", [String(now), id]);
+    const row = decodeTask(checkReply(reply, "resubmit", id)[0]);
+    if (!row) throw new NotFoundError("Task", id);
+    return row.record;
+  }
+
+  resubmitMatching(
+    filter: { status: "dead" | "cancelled"; type?: string; pool?: string },
+    now: number,
+  ): Promise<number> {
+    return resubmitMatching(this.#ctx, filter, now);
+  }
+
+  async dueDelayed(until: number, limit: number): Promise<{ id: string; runAt: number }[]> {
+    const due = await registry.dueMembers(this.#ctx, keys.delayed(this.#ctx.prefix), until, limit);
+    return due.map((d) => ({ id: d.id, runAt: d.at }));
+  }
+
+  async promoteDue(now: number, limit: number): Promise<number> {
+    if (limit <= 0) return 0;
+    return Number(await this.#ctx.run("promoteDue", [String(now), String(limit)]));
+  }
+
+  async recoverExpired(now: number, limit: number): Promise<number> {
+    if (limit <= 0) return 0;
+    const args = [String(now), String(limit), ...this.#ctx.retentionArgs()];
+    return Number(await this.#ctx.run("recoverExpired", args));
+  }
+
+  addSchedule(schedule: ScheduleRecord): Promise<void> {
+    return registry.addSchedule(this.#ctx, schedule);
+  }
+
+  async getSchedule(id: string): Promise<ScheduleRecord | null> {
+    return (await registry.getSchedules(this.#ctx, [id]))[0] ?? null;
+  }
+
+  removeSchedule(id: string): Promise<boolean> {
+    return registry.removeSchedule(this.#ctx, id);
+  }
+
+  listSchedules(): Promise<ScheduleRecord[]> {
+    return registry.getSchedules(this.#ctx, []);
+  }
+
+  async dueSchedules(until: number, limit: number): Promise<{ id: string; nextRunAt: number }[]> {
+    const due = await registry.dueMembers(
+      this.#ctx,
+      keys.schedules(this.#ctx.prefix),
+      until,
+      limit,
+    );
+    return due.map((d) => ({ id: d.id, nextRunAt: d.at }));
+  }
+
+  fireSchedule(
+    id: string,
+    occurrenceAt: number,
+    nextRunAt: number,
+    run: NewTask,
+    now: number,
+  ): Promise<FireResult> {
+    return registry.fireSchedule(this.#ctx, id, occurrenceAt, nextRunAt, run, now);
+  }
+
+  async setPoolSize(pool: string, size: number | null): Promise<void> {
+    await this.#ctx.run("setPoolSize", [pool, size === null ? "" : String(size)]);
+  }
+
+  async setPaused(pool: string | null, paused: boolean): Promise<void> {
+    await this.#ctx.run("setPaused", [pool ?? "", paused ? "1" : "0"]);
+  }
+
+  poolControls(): Promise<PoolControl[]> {
+    return registry.poolControls(this.#ctx);
+  }
+
+  stats(): Promise<StorageStats> {
+    return readStats(this.#ctx);
+  }
+
+  history(filter: TaskFilter): Promise<Page<AttemptRecord>> {
+    return listHistory(this.#ctx, filter);
+  }
+
+  heartbeat(info: InstanceInfo, ttlMs: number, now: number): Promise<void> {
+    return registry.heartbeat(this.#ctx, info, ttlMs, now);
+  }
+
+  listInstances(now: number): Promise<InstanceInfo[]> {
+    return registry.listInstances(this.#ctx, now);
+  }
+
+  async removeInstance(id: string): Promise<void> {
+    await this.#ctx.run("removeInstance", [id]);
+  }
+
+  subscribe(listener: (event: StorageEvent) => void): () => void {
+    return this.#events.add(listener);
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * @module registry — schedules, pool controls and live instances over Redis.
+ */
+import type { NewTask, ScheduleRecord } from "../../core/task.ts";
+import type { FireResult, InstanceInfo, PoolControl } from "../storage.ts";
+import { checkReply } from "./codes.ts";
+import { decodeSchedule, encodeTask } from "./codec.ts";
+import type { RedisContext } from "./context.ts";
+import { keys, memberId } from "./keys.ts";
+import { pairsToObject, type RedisReply } from "./transport.ts";
+
+export async function addSchedule(ctx: RedisContext, s: ScheduleRecord): Promise<void> {
+  const reply = await ctx.run("addSchedule", [
+    s.id,
+    JSON.stringify(s),
+    String(s.nextRunAt),
+    s.skipIfRunning ? "1" : "0",
+    s.lastRunId ?? "",
+    s.lastRunAt === null ? "" : String(s.lastRunAt),
+  ]);
+  checkReply(reply, "addSchedule", s.id);
+}
+
+export async function getSchedules(ctx: RedisContext, ids: string[]): Promise<ScheduleRecord[]> {
+  const reply = await ctx.run("getSchedules", ids) as RedisReply[];
+  return reply.map(decodeSchedule);
+}
+
+export async function removeSchedule(ctx: RedisContext, id: string): Promise<boolean> {
+  return (await ctx.run("removeSchedule", [id])) === 1;
+}
+
+/** `[{id, at}]` of a `<seq><id>` zset scored by time, due by `until`, earliest first. */
+export async function dueMembers(
+  ctx: RedisContext,
+  key: string,
+  until: number,
+  limit: number,
+): Promise<{ id: string; at: number }[]> {
+  if (limit <= 0) return [];
+  const reply = await ctx.transport.send([
+    "ZRANGEBYSCORE",
+    key,
+    "-inf",
+    String(until),
+    "WITHSCORES",
+    "LIMIT",
+    "0",
+    String(limit),
+  ]) as string[];
+  const out: { id: string; at: number }[] = [];
+  for (let i = 0; i + 1 < reply.length; i += 2) {
+    out.push({ id: memberId(String(reply[i])), at: Number(reply[i + 1]) });
+  }
+  return out;
+}
+
+export async function fireSchedule(
+  ctx: RedisContext,
+  id: string,
+  occurrenceAt: number,
+  nextRunAt: number,
+  run: NewTask,
+  now: number,
+): Promise<FireResult> {
+  const reply = await ctx.run("fireSchedule", [
+    String(now),
+    id,
+    String(occurrenceAt),
+    String(nextRunAt),
+    ...encodeTask(run),
+  ]) as RedisReply[];
+  if (reply[0] !== 1) return { fired: false, taskId: null };
+  return { fired: true, taskId: reply[1] === undefined ? null : String(reply[1]) };
+}
+
+export async function poolControls(ctx: RedisContext): Promise<PoolControl[]> {
+  const [pools, control] = await ctx.transport.pipeline([
+    ["ZRANGE", keys.controlPools(ctx.prefix), "0", "-1"],
+    ["HGETALL", keys.control(ctx.prefix)],
+  ]);
+  if (pools instanceof Error) throw pools;
+  if (control instanceof Error) throw control;
+  const c = pairsToObject(control);
+  return (pools as string[]).map((pool) => ({
+    pool,
+    size: c[`size:${pool}`] === undefined ? null : Number(c[`size:${pool}`]),
+    paused: c[`paused:${pool}`] === "1",
+  }));
+}
+
+export async function heartbeat(
+  ctx: RedisContext,
+  info: InstanceInfo,
+  ttlMs: number,
+  now: number,
+): Promise<void> {
+  await ctx.run("heartbeat", [
+    info.id,
+    String(now + ttlMs),
+    JSON.stringify({ ...info, lastSeen: now }),
+  ]);
+}
+
+export async function listInstances(ctx: RedisContext, now: number): Promise<InstanceInfo[]> {
+  const reply = await ctx.run("listInstances", [String(now)]) as string[];
+  return reply.map((text) => JSON.parse(text) as InstanceInfo);
+}

@@ -1,0 +1,127 @@
+/**
+ * @module transport — the seam between RedisStorage and a Redis connection.
+ *
+ * The storage speaks only through {@link RedisTransport}: one command, a pipeline of
+ * commands, one pub/sub channel, close. TCP clients (ioredis, Bun's `RedisClient`) and the
+ * Upstash REST client each sit behind it in `src/adapters/`, so the storage never learns
+ * which protocol or RESP version carries its commands.
+ *
+ * Replies are normalised to the RESP2 shapes every client can produce: integers are numbers,
+ * bulk and simple strings are strings, nil is null, maps are flat `[field, value, ...]`
+ * arrays, and doubles (scores) are decimal strings. Server error replies reject with
+ * {@link RedisCommandError}; anything else thrown means the connection failed.
+ */
+
+/** A reply in RESP2 shape. */
+export type RedisReply = string | number | null | RedisReply[];
+
+/** An error reply from the server (`-ERR ...`, `-NOSCRIPT ...`), as opposed to a lost connection. */
+export class RedisCommandError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "RedisCommandError";
+  }
+}
+
+/** Stops a subscription; resolves once the server confirmed or the connection is gone. */
+export type Unsubscribe = () => Promise<void>;
+
+/** A connection to Redis, whatever carries it. */
+export interface RedisTransport {
+  /** Which client carries the commands, for logs and benchmarks: `ioredis`, `bun`, `upstash`. */
+  readonly name: string;
+  /** Sends one command, e.g. `["HGET", key, field]`, and resolves with its normalised reply. */
+  send(cmd: string[]): Promise<RedisReply>;
+  /**
+   * Sends many commands in one round trip where the client allows it. Not atomic. Resolves
+   * with one entry per command: its reply, or the {@link RedisCommandError} it got.
+   */
+  pipeline(cmds: string[][]): Promise<(RedisReply | RedisCommandError)[]>;
+  /** Delivers every message published on `channel` until the returned function is called. */
+  subscribe(channel: string, onMessage: (message: string) => void): Promise<Unsubscribe>;
+  /** Closes every connection the transport opened. */
+  close(): Promise<void>;
+}
+
+/**
+ * Commands whose reply is a RESP3 double. RESP3 clients hand those over as JS numbers,
+ * RESP2 as strings; the normal form is the string.
+ */
+const DOUBLE_REPLY = new Set(["ZSCORE", "ZINCRBY", "ZMSCORE", "INCRBYFLOAT", "HINCRBYFLOAT"]);
+
+/**
+ * Converts a reply decoded by a RESP3 client (maps as objects, doubles as numbers, scores as
+ * `[member, score]` pairs, booleans) into the RESP2 shape `cmd` would have had.
+ *
+ * @example
+ * normaliseResp3(["CONFIG", "GET", "maxmemory-policy"], { "maxmemory-policy": "noeviction" });
+ * // ["maxmemory-policy", "noeviction"]
+ */
+export function normaliseResp3(cmd: readonly string[], raw: unknown): RedisReply {
+  const name = (cmd[0] ?? "").toUpperCase();
+  if (DOUBLE_REPLY.has(name)) return doublesToStrings(raw);
+  if (withScores(name, cmd) && Array.isArray(raw)) {
+    // RESP3 nests each member with its score; RESP2 interleaves them.
+    return raw.flatMap((pair) =>
+      Array.isArray(pair) ? pair.map((x, i) => (i === 1 ? doubleString(x) : generic(x))) : [
+        generic(pair),
+      ]
+    );
+  }
+  return generic(raw);
+}
+
+function withScores(name: string, cmd: readonly string[]): boolean {
+  if (name === "ZPOPMIN" || name === "ZPOPMAX") return true;
+  if (!name.startsWith("Z")) return false;
+  return cmd.some((arg) => arg.toUpperCase() === "WITHSCORES");
+}
+
+function doubleString(value: unknown): RedisReply {
+  if (typeof value === "number") return numberString(value);
+  return generic(value);
+}
+
+function doublesToStrings(raw: unknown): RedisReply {
+  if (Array.isArray(raw)) return raw.map(doublesToStrings);
+  return doubleString(raw);
+}
+
+/** Formats a double the way Redis does for RESP2 (`inf`, `-inf`, shortest round-trip digits). */
+function numberString(value: number): string {
+  if (value === Infinity) return "inf";
+  if (value === -Infinity) return "-inf";
+  return String(value);
+}
+
+function generic(value: unknown): RedisReply {
+  if (value === null || value === undefined) return null;
+  if (typeof value === "string" || typeof value === "number") return value;
+  if (typeof value === "boolean") return value ? 1 : null;
+  if (typeof value === "bigint") return value.toString();
+  if (Array.isArray(value)) return value.map(generic);
+  if (value instanceof Uint8Array) return new TextDecoder().decode(value);
+  if (typeof value === "object") {
+    const flat: RedisReply[] = [];
+    for (const [field, v] of Object.entries(value as Record<string, unknown>)) {
+      flat.push(field, generic(v));
+    }
+    return flat;
+  }
+  return String(value);
+}
+
+/** Reads a flat `[field, value, ...]` reply (HGETALL, CONFIG GET) as an object. */
+export function pairsToObject(reply: RedisReply): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!Array.isArray(reply)) return out;
+  for (let i = 0; i + 1 < reply.length; i += 2) {
+    out[String(reply[i])] = String(reply[i + 1]);
+  }
+  return out;
+}
+
+/** True when `error` is a server reply that says the script cache lacks a script. */
+export function isNoScript(error: unknown): boolean {
+  return error instanceof RedisCommandError && /^NOSCRIPT\b/i.test(error.message);
+}

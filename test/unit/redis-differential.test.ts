@@ -1,0 +1,286 @@
+/**
+ * Differential test: one random sequence of storage operations runs against the embedded
+ * store (the reference semantics) and RedisStorage side by side; every result, error and,
+ * periodically, the whole observable state (records, listings, stats, history, delayed set,
+ * pool controls) must be identical.
+ */
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { MemoryStorage } from "../../src/storage/memory/memory-storage.ts";
+import { RedisStorage } from "../../src/storage/redis/redis-storage.ts";
+import { connectRedisTcp } from "../../src/adapters/redis-tcp.ts";
+import { SkedulrError, ValidationError } from "../../src/core/errors.ts";
+import type { NewTask, ScheduleRecord } from "../../src/core/task.ts";
+import type { Storage } from "../../src/storage/storage.ts";
+import { testRedisUrl, uniquePrefix } from "../helpers/redis-server.ts";
+
+/** mulberry32: a small seeded PRNG, so a failure replays with its seed. */
+function prng(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** An outcome comparable across backends: the value, or the error's class and details. */
+async function outcome(p: Promise<unknown>): Promise<unknown> {
+  try {
+    return { ok: await p };
+  } catch (e) {
+    if (!(e instanceof SkedulrError)) throw e;
+    return {
+      error: e.name,
+      message: e.message,
+      activeId: (e as { activeId?: string }).activeId,
+      issues: e instanceof ValidationError ? e.issues : undefined,
+    };
+  }
+}
+
+async function snapshot(s: Storage, now: number) {
+  const all = [];
+  let cursor: string | undefined;
+  do {
+    const page = await s.list({ limit: 7, cursor });
+    all.push(...page.items);
+    cursor = page.next ?? undefined;
+  } while (cursor);
+  const history = [];
+  cursor = undefined;
+  do {
+    const page = await s.history({ limit: 9, cursor });
+    history.push(...page.items);
+    cursor = page.next ?? undefined;
+  } while (cursor);
+  return {
+    all,
+    history,
+    dead: (await s.list({ status: "dead", limit: 1000 })).items.map((t) => t.id),
+    waiting: (await s.list({ status: ["waiting", "scheduled"], pool: "b", limit: 1000 })).items
+      .map((t) => t.id),
+    search: (await s.list({ q: "X7", limit: 1000 })).items.map((t) => t.id),
+    retrying: (await s.history({ status: "retrying", type: "beta", limit: 1000 })).items,
+    stats: await s.stats(),
+    due: await s.dueDelayed(now + 5_000, 1000),
+    controls: await s.poolControls(),
+    schedules: await s.listSchedules(),
+  };
+}
+
+function newRun(id: string, now: number): NewTask {
+  return {
+    id,
+    type: "alpha",
+    pool: "a",
+    priority: 0,
+    payload: { run: id },
+    maxRetries: 0,
+    runAt: null,
+    key: null,
+    timeoutMs: null,
+    backoff: null,
+    scheduleId: null,
+    dependsOn: [],
+    onSuccessOf: null,
+    onFailureOf: null,
+    createdAt: now,
+  };
+}
+
+function schedule(id: string, everyMs: number, now: number): ScheduleRecord {
+  const { id: _, runAt: _r, scheduleId: _s, createdAt: _c, key: _k, ...template } = newRun(id, now);
+  return {
+    id,
+    kind: "every",
+    everyMs,
+    cron: null,
+    timezone: null,
+    template,
+    startAt: now,
+    nextRunAt: now + everyMs,
+    lastRunId: null,
+    lastRunAt: null,
+    skipIfRunning: everyMs % 2 === 0,
+    createdAt: now,
+  };
+}
+
+async function run(seed: number, steps: number) {
+  const rnd = prng(seed);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)];
+  const options = { history: { maxCount: 40, maxAgeMs: 3_600_000 }, maxUnfinished: 150 };
+  const memory = new MemoryStorage(options);
+  const redis = new RedisStorage({
+    transport: connectRedisTcp(await testRedisUrl()),
+    prefix: uniquePrefix(`diff${seed}`),
+    ...options,
+  });
+  await redis.init();
+  const stores: Storage[] = [memory, redis];
+  let now = Date.UTC(2026, 0, 5);
+  let n = 0;
+  const ids: string[] = [];
+  const workers = ["w1", "w2"];
+  /** Claimed tasks and their owner, so most completions and failures hold the lease. */
+  const claimed = new Map<string, string>();
+  const target = (): [string, string] => {
+    if (claimed.size && rnd() < 0.8) {
+      const id = pick([...claimed.keys()]);
+      return [id, claimed.get(id)!];
+    }
+    return [pick(ids), pick(workers)];
+  };
+  const both = async (what: string, op: (s: Storage) => Promise<unknown>) => {
+    const [a, b] = [await outcome(op(memory)), await outcome(op(redis))];
+    assert.deepEqual(b, a, `seed ${seed}: ${what} differs`);
+    return a as { ok?: unknown };
+  };
+  try {
+    for (let step = 0; step < steps; step++) {
+      // Often no time passes: ties in time must order alike too.
+      now += rnd() < 0.3 ? 0 : Math.floor(rnd() * 400);
+      const r = rnd();
+      if (r < 0.22) {
+        const batch: NewTask[] = [];
+        const size = 1 + Math.floor(rnd() * 3);
+        for (let k = 0; k < size; k++) {
+          const id = rnd() < 0.03 && ids.length ? pick(ids) : `t${n++}`;
+          const known = [...ids, ...batch.map((t) => t.id)];
+          const parent = () => (rnd() < 0.05 ? "ghost" : pick(known));
+          const flow = known.length && rnd() < 0.35 ? rnd() : -1;
+          batch.push({
+            id,
+            type: pick(["alpha", "beta"]),
+            pool: pick(["a", "b"]),
+            priority: Math.floor(rnd() * 3),
+            payload: { n, tag: rnd() < 0.2 ? "x7" : "plain", f: rnd() },
+            maxRetries: Math.floor(rnd() * 3),
+            runAt: rnd() < 0.3 ? now + Math.floor(rnd() * 3_000) - 500 : null,
+            key: rnd() < 0.15 ? pick(["k1", "k2", "k3"]) : null,
+            timeoutMs: rnd() < 0.2 ? 1_000 : null,
+            backoff: rnd() < 0.2 ? { type: "fixed", delayMs: 100 } : null,
+            scheduleId: null,
+            dependsOn: flow >= 0 && flow < 0.5 ? [parent(), parent()] : [],
+            onSuccessOf: flow >= 0.5 && flow < 0.75 ? parent() : null,
+            onFailureOf: flow >= 0.75 ? parent() : null,
+            createdAt: now,
+          });
+        }
+        const res = await both("enqueue", (s) => s.enqueue(batch, now));
+        if (res.ok) ids.push(...batch.map((t) => t.id));
+      } else if (r < 0.40) {
+        // Arguments are drawn once, outside the closures, so both stores get the same.
+        const pool = pick(["a", "b"]);
+        const max = 1 + Math.floor(rnd() * 4);
+        const owner = { workerId: pick(workers), leaseMs: 2_000 };
+        const got = await both("claim", (s) => s.claim(pool, max, owner, now));
+        for (const t of (got.ok ?? []) as { id: string }[]) claimed.set(t.id, owner.workerId);
+      } else if (r < 0.55 && ids.length) {
+        const [id, w] = target();
+        claimed.delete(id);
+        await both("complete", (s) => s.complete(id, w, { done: id }, now));
+      } else if (r < 0.68 && ids.length) {
+        const [id, w] = target();
+        claimed.delete(id);
+        const retryAt = rnd() < 0.5 ? now + 300 : null;
+        await both(
+          "fail",
+          (s) => s.fail(id, w, { message: `boom ${id}`, stack: "s" }, retryAt, now),
+        );
+      } else if (r < 0.73 && ids.length) {
+        const id = rnd() < 0.1 ? "nope" : pick(ids);
+        await both("cancel", (s) => s.cancel(id, "by test", now));
+      } else if (r < 0.77 && ids.length) {
+        const id = pick(ids);
+        await both("resubmit", (s) => s.resubmit(id, now));
+      } else if (r < 0.85) {
+        const limit = 1 + Math.floor(rnd() * 5);
+        await both("promoteDue", (s) => s.promoteDue(now, limit));
+      } else if (r < 0.89) {
+        const limit = 1 + Math.floor(rnd() * 3);
+        await both("recoverExpired", (s) => s.recoverExpired(now, limit));
+      } else if (r < 0.91 && ids.length) {
+        const some = [pick(ids), pick(ids)];
+        const w = pick(workers);
+        await both("release", (s) => s.release(some, w, now));
+      } else if (r < 0.93 && ids.length) {
+        const some = [pick(ids), pick(ids)];
+        await both(
+          "renewLeases",
+          (s) => s.renewLeases(some, { workerId: "w1", leaseMs: 2_000 }, now),
+        );
+      } else if (r < 0.95 && ids.length) {
+        const id = pick(ids);
+        const p = Math.floor(rnd() * 130) - 10;
+        const w = pick(workers);
+        await both("setProgress", (s) => s.setProgress(id, w, p));
+      } else if (r < 0.96) {
+        const status = pick(["dead", "cancelled"] as const);
+        await both("resubmitMatching", (s) => s.resubmitMatching({ status, pool: "a" }, now));
+      } else if (r < 0.965) {
+        const id = `s${Math.floor(rnd() * 4)}`;
+        const every = 500 + Math.floor(rnd() * 1_000);
+        await both("addSchedule", (s) => s.addSchedule(schedule(id, every, now)));
+      } else if (r < 0.975) {
+        const due = await both("dueSchedules", (s) => s.dueSchedules(now, 10));
+        const list = (due.ok ?? []) as { id: string; nextRunAt: number }[];
+        if (list.length) {
+          const { id, nextRunAt } = pick(list);
+          const at = rnd() < 0.2 ? nextRunAt - 1 : nextRunAt;
+          const run = { ...newRun(`r${n++}`, now), scheduleId: id };
+          const res = await both(
+            "fireSchedule",
+            (s) => s.fireSchedule(id, at, now + 700, run, now),
+          );
+          if ((res.ok as { taskId?: string })?.taskId) ids.push(run.id);
+        }
+        await both("listSchedules", (s) => s.listSchedules());
+      } else if (r < 0.978) {
+        const id = `s${Math.floor(rnd() * 5)}`;
+        await both("removeSchedule", (s) => s.removeSchedule(id));
+      } else if (r < 0.982) {
+        const id = `i${Math.floor(rnd() * 3)}`;
+        const info = {
+          id,
+          host: "h",
+          pid: 1,
+          pools: { a: 2 },
+          running: 0,
+          startedAt: now,
+          lastSeen: 0,
+        };
+        await both("heartbeat", (s) => s.heartbeat(info, 1_000, now));
+        await both("listInstances", (s) => s.listInstances(now));
+      } else if (r < 0.984) {
+        const pool = pick(["a", "b", "c"]);
+        const size = rnd() < 0.3 ? null : Math.floor(rnd() * 5);
+        await both("setPoolSize", (s) => s.setPoolSize(pool, size));
+      } else if (r < 0.995) {
+        const pool = rnd() < 0.3 ? null : pick(["a", "b"]);
+        const paused = rnd() < 0.3;
+        await both("setPaused", (s) => s.setPaused(pool, paused));
+      } else {
+        now += 2_500; // let leases expire
+      }
+      if (step % 50 === 49 || step === steps - 1) {
+        const [a, b] = [await snapshot(memory, now), await snapshot(redis, now)];
+        assert.deepEqual(b, a, `seed ${seed}: state after step ${step} differs`);
+        for (const id of ids.slice(-20)) {
+          assert.deepEqual(await redis.get(id), await memory.get(id), `seed ${seed}: get(${id})`);
+        }
+      }
+    }
+  } finally {
+    await Promise.all(stores.map((s) => s.close()));
+  }
+}
+
+describe("redis storage mirrors the embedded store", () => {
+  for (const seed of [1, 2, 3, 4]) {
+    it(`random operation sequence, seed ${seed}`, { timeout: 60_000 }, async () => {
+      await run(seed, 600);
+    });
+  }
+});

@@ -1,0 +1,306 @@
+/**
+ * RedisStorage beyond the shared behaviour suite: the eviction-policy refusal, cluster-safe
+ * key naming, events across instances, exactly-once promotion under a race, batched claims
+ * and completions, and payloads that survive Lua untouched.
+ */
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { RedisStorage, type RedisStorageOptions } from "../../src/storage/redis/redis-storage.ts";
+import { hashSlot, keyPrefix } from "../../src/storage/redis/keys.ts";
+import { connectRedisTcp } from "../../src/adapters/redis-tcp.ts";
+import type { NewTask } from "../../src/core/task.ts";
+import type { StorageEvent } from "../../src/storage/storage.ts";
+import { startRedisServer, testRedisUrl, uniquePrefix } from "../helpers/redis-server.ts";
+import { eventually } from "../helpers/wait.ts";
+
+const T0 = Date.UTC(2026, 0, 5, 8);
+
+function task(id: string, extra: Partial<NewTask> = {}): NewTask {
+  return {
+    id,
+    type: "t",
+    pool: "default",
+    priority: 0,
+    payload: null,
+    maxRetries: 0,
+    runAt: null,
+    key: null,
+    timeoutMs: null,
+    backoff: null,
+    scheduleId: null,
+    dependsOn: [],
+    onSuccessOf: null,
+    onFailureOf: null,
+    createdAt: T0,
+    ...extra,
+  };
+}
+
+async function open(
+  url: string,
+  options: Partial<RedisStorageOptions> = {},
+): Promise<RedisStorage> {
+  const storage = new RedisStorage({
+    transport: connectRedisTcp(url),
+    prefix: uniquePrefix("storage"),
+    ...options,
+  });
+  await storage.init();
+  return storage;
+}
+
+describe("redis storage: start-up checks", () => {
+  it("refuses to start unless maxmemory-policy is noeviction, and says why", async () => {
+    const server = await startRedisServer(["--maxmemory-policy", "allkeys-lru"]);
+    const storage = new RedisStorage({ transport: connectRedisTcp(server.url), prefix: "t" });
+    try {
+      await assert.rejects(storage.init(), (e: Error) => {
+        assert.match(
+          e.message,
+          /maxmemory-policy is "allkeys-lru", but Skedulr needs "noeviction"/,
+        );
+        return true;
+      });
+      const admin = connectRedisTcp(server.url);
+      await admin.send(["CONFIG", "SET", "maxmemory-policy", "noeviction"]);
+      await admin.close();
+      await storage.init();
+      assert.equal(await storage.ping(), true);
+    } finally {
+      await storage.close();
+      await server.stop();
+    }
+  });
+
+  it("rejects a prefix or tag that would break the hash tag", () => {
+    assert.equal(keyPrefix("skedulr", "emails"), "skedulr:{emails}:");
+    assert.throws(() => keyPrefix("a{b}", "x"), /Invalid Redis key prefix "a\{b\}"/);
+    assert.throws(() => keyPrefix("a", ""), /Invalid Redis key tag ""/);
+  });
+
+  it("computes Redis Cluster slots as Redis does", () => {
+    assert.equal(hashSlot("123456789"), 12739);
+    assert.equal(hashSlot("{user1000}.following"), hashSlot("{user1000}.followers"));
+    assert.equal(hashSlot("foo{}{bar}"), hashSlot("foo{}{bar}"));
+    assert.notEqual(hashSlot("skedulr:{a}:x"), hashSlot("skedulr:{b}:x"));
+  });
+});
+
+describe("redis storage: cluster-safe keys", () => {
+  it("writes every key under the prefix, all in the prefix's slot", async () => {
+    // A private server, so every key in it must come from this store.
+    const server = await startRedisServer();
+    const s = await open(server.url, { prefix: "skedulr", tag: "orders" });
+    try {
+      await s.enqueue([
+        task("a", { key: "k1" }),
+        task("b", { dependsOn: ["a"] }),
+        task("c", { onFailureOf: "a" }),
+        task("d", { runAt: T0 + 60_000, pool: "slow" }),
+      ], T0);
+      const [a] = await s.claim("default", 10, { workerId: "w1", leaseMs: 1_000 }, T0);
+      assert.equal(a.id, "a");
+      await s.setProgress("a", "w1", 50);
+      await s.complete("a", "w1", { ok: true }, T0 + 5);
+      await s.claim("default", 10, { workerId: "w1", leaseMs: 1_000 }, T0 + 6);
+      await s.fail("b", "w1", { message: "x" }, null, T0 + 7);
+      await s.promoteDue(T0 + 60_000, 10);
+      await s.cancel("d", "no", T0 + 60_001);
+      await s.resubmit("d", T0 + 60_002);
+      await s.addSchedule({
+        id: "s1",
+        kind: "every",
+        everyMs: 1_000,
+        cron: null,
+        timezone: null,
+        template: {
+          type: "t",
+          pool: "default",
+          priority: 0,
+          payload: null,
+          maxRetries: 0,
+          timeoutMs: null,
+          backoff: null,
+          dependsOn: [],
+          onSuccessOf: null,
+          onFailureOf: null,
+        },
+        startAt: T0,
+        nextRunAt: T0,
+        lastRunId: null,
+        lastRunAt: null,
+        skipIfRunning: true,
+        createdAt: T0,
+      });
+      await s.fireSchedule("s1", T0, T0 + 1_000, task("run1", { scheduleId: "s1" }), T0);
+      await s.setPoolSize("default", 3);
+      await s.setPaused(null, true);
+      await s.heartbeat(
+        {
+          id: "i1",
+          host: "h",
+          pid: 1,
+          pools: { default: 1 },
+          running: 0,
+          startedAt: T0,
+          lastSeen: T0,
+        },
+        10_000,
+        T0,
+      );
+      const admin = connectRedisTcp(server.url);
+      const found: string[] = [];
+      let cursor = "0";
+      do {
+        const [next, batch] = await admin.send(["SCAN", cursor, "COUNT", "1000"]) as [
+          string,
+          string[],
+        ];
+        found.push(...batch);
+        cursor = next;
+      } while (cursor !== "0");
+      await admin.close();
+      assert.ok(found.length >= 15, `expected the workload's keys, got ${found.join(", ")}`);
+      const slot = hashSlot("skedulr:{orders}:");
+      for (const key of found) {
+        assert.ok(key.startsWith("skedulr:{orders}:"), `${key} is outside the prefix`);
+        assert.equal(hashSlot(key), slot, `${key} is in another slot`);
+      }
+    } finally {
+      await s.close();
+      await server.stop();
+    }
+  });
+});
+
+describe("redis storage: across instances", () => {
+  let url: string;
+  before(async () => {
+    url = await testRedisUrl();
+  });
+
+  it("delivers events from one instance to another", async () => {
+    const prefix = uniquePrefix("events");
+    const a = await open(url, { prefix });
+    const b = await open(url, { prefix });
+    try {
+      const seen: StorageEvent[] = [];
+      b.subscribe((e) => seen.push(e));
+      await a.enqueue([task("r"), task("d", { runAt: T0 + 5_000 })], T0);
+      await eventually(
+        () =>
+          seen.some((e) => e.kind === "ready" && e.pool === "default") &&
+          seen.some((e) => e.kind === "delayed" && e.id === "d" && e.runAt === T0 + 5_000),
+        "ready and delayed events on b",
+      );
+      await a.claim("default", 1, { workerId: "wa", leaseMs: 30_000 }, T0);
+      await b.cancel("r", "stop", T0 + 1);
+      await eventually(() => seen.some((e) => e.kind === "cancel" && e.id === "r"), "cancel");
+      assert.deepEqual(
+        await a.renewLeases(["r"], { workerId: "wa", leaseMs: 30_000 }, T0 + 2),
+        ["r"],
+        "the owner loses the lease of a task cancelled elsewhere",
+      );
+      await a.setPoolSize("default", 2);
+      await eventually(() => seen.some((e) => e.kind === "control"), "control");
+      assert.deepEqual(await b.poolControls(), [{ pool: "default", size: 2, paused: false }]);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it("promotes each due task exactly once when instances race", async () => {
+    const prefix = uniquePrefix("race");
+    const stores = await Promise.all([1, 2, 3].map(() => open(url, { prefix })));
+    try {
+      const n = 600;
+      await stores[0].enqueue(
+        Array.from({ length: n }, (_, i) => task(`d${i}`, { runAt: T0 + 1 + (i % 50) })),
+        T0,
+      );
+      const promoted = await Promise.all(
+        stores.flatMap((s) => [0, 1, 2, 3].map(() => s.promoteDue(T0 + 100, 50))),
+      );
+      let total = promoted.reduce((a, b) => a + b, 0);
+      while (total < n) total += await stores[1].promoteDue(T0 + 100, 1_000);
+      assert.equal(total, n);
+      const claimed = await Promise.all(
+        stores.map((s, i) =>
+          s.claim("default", n, { workerId: `w${i}`, leaseMs: 1_000 }, T0 + 100)
+        ),
+      );
+      const ids = claimed.flat().map((t) => t.id);
+      assert.equal(ids.length, n);
+      assert.equal(new Set(ids).size, n, "no task claimed twice");
+      assert.equal(await stores[2].promoteDue(T0 + 200, 1_000), 0);
+    } finally {
+      await Promise.all(stores.map((s) => s.close()));
+    }
+  });
+});
+
+describe("redis storage: batching and fidelity", () => {
+  let s: RedisStorage;
+  before(async () => {
+    s = await open(await testRedisUrl());
+  });
+  after(async () => {
+    await s.close();
+  });
+
+  it("claims a batch in priority order and completes concurrent calls in one go", async () => {
+    const tasks = Array.from({ length: 60 }, (_, i) => task(`b${i}`, { priority: i % 3 }));
+    await s.enqueue(tasks, T0);
+    const claimed = await s.claim("default", 50, { workerId: "w", leaseMs: 10_000 }, T0);
+    assert.equal(claimed.length, 50);
+    assert.deepEqual(claimed.slice(0, 3).map((t) => t.id), ["b2", "b5", "b8"]);
+    assert.ok(claimed.every((t) => t.status === "running" && t.attempt === 1));
+    const done = await Promise.all(claimed.map((t) => s.complete(t.id, "w", t.id, T0 + 10)));
+    assert.ok(done.every(Boolean));
+    assert.equal(await s.complete("b0", "w", null, T0 + 11), false, "not running any more");
+    assert.equal((await s.get("b2"))?.result, "b2");
+    const stats = await s.stats();
+    assert.equal(stats.totals.succeeded, 50);
+    assert.equal(stats.byPool.default.queued, 10);
+    assert.equal(stats.durations.t.count, 50);
+  });
+
+  it("keeps payloads, results and errors exactly as JSON wrote them", async () => {
+    const payload = {
+      big: 12345678901234567,
+      float: 0.1 + 0.2,
+      tiny: 5e-324,
+      text: 'naïve ☃ \u0000 "quoted" / slash',
+      empty: [],
+      nested: { a: [1, { b: null }] },
+    };
+    await s.enqueue([task("f1", { type: "fidelity", payload, key: "clé ☃" })], T0);
+    const [t] = await s.claim("default", 1, { workerId: "w", leaseMs: 10_000 }, T0);
+    // b*-tasks from the previous test may be ahead; claim until ours.
+    let mine = t;
+    while (mine.id !== "f1") {
+      [mine] = await s.claim("default", 1, { workerId: "w", leaseMs: 10_000 }, T0);
+    }
+    assert.deepEqual(mine.payload, payload);
+    assert.equal(mine.key, "clé ☃");
+    await s.fail("f1", "w", { message: 'bad "thing" / ☃', stack: "at x" }, T0 + 50, T0 + 1);
+    const stored = await s.get("f1");
+    assert.deepEqual(stored?.error, { message: 'bad "thing" / ☃', stack: "at x" });
+    assert.equal(stored?.status, "retrying");
+    const hist = await s.history({ type: "fidelity" });
+    assert.equal(hist.items[0].error?.message, 'bad "thing" / ☃');
+  });
+
+  it("matches text filters like JavaScript's toLowerCase, beyond ASCII", async () => {
+    await s.enqueue([
+      task("u1", { type: "text", payload: { city: "ÉCOLE Straße" } }),
+      task("u2", { type: "text", payload: { city: "ecole" } }),
+    ], T0);
+    const hits = await s.list({ type: "text", q: "école" });
+    assert.deepEqual(hits.items.map((t) => t.id), ["u1"]);
+    const both = await s.list({ type: "text", q: "ECOLE" });
+    assert.deepEqual(both.items.map((t) => t.id), ["u2"]);
+    assert.deepEqual((await s.list({ q: "STRASSE" })).items, []);
+  });
+});
