@@ -9,7 +9,7 @@ bun scripts/check-portability.ts
 if [ -f scripts/gen-lua.ts ]; then bun scripts/gen-lua.ts --check; fi
 tsc -p tsconfig.json
 echo "tsc: ok"
-deno check --quiet src/mod.ts src/core/timing-wheel.ts scripts/worker.ts
+deno check --quiet src/mod.ts src/core/timing-wheel.ts src/storage/redis/redis-storage.ts src/adapters/redis-tcp.ts scripts/worker.ts scripts/serve.ts
 echo "deno check: ok"
 deno lint --quiet
 echo "deno lint: ok"

@@ -98,14 +98,17 @@ export function observeSuite(backend: string, factory: StorageFactory): void {
     it("stats() counts by status and pool, totals, and per-type durations with p95/p99 from 100 samples", async () => {
       const h = await harness(factory, { pools: { default: 100 } });
       try {
-        h.s.register(
-          "timed",
-          (p: { ms: number }) => new Promise<void>((r) => h.clock.setTimer(r, p.ms)),
-        );
+        let started = 0;
+        h.s.register("timed", (p: { ms: number }) => {
+          started++;
+          return new Promise<void>((r) => h.clock.setTimer(r, p.ms));
+        });
         const ids = [];
         for (let i = 1; i <= 100; i++) {
           ids.push(await h.s.submit({ type: "timed", payload: { ms: i * 10 } }));
         }
+        // Every handler must hold its timer before time moves, or durations would shift.
+        await eventually(() => started === 100, "all 100 handlers started");
         for (let t = 0; t < 1_000; t += 10) await h.clock.advance(10);
         for (const id of ids) await h.until(id, "succeeded");
         const stats = await h.s.stats();

@@ -9,6 +9,17 @@ import type { RedisReply, RedisTransport } from "./transport.ts";
 
 export type ScriptName = keyof typeof SCRIPTS;
 
+/**
+ * A count argument as the embedded store would use it: `loop` counts (`while n < max`)
+ * round up, `slice` counts round down; Infinity and huge values are capped so Redis
+ * accepts them as LIMIT.
+ */
+export function countArg(n: number, kind: "loop" | "slice"): number {
+  if (Number.isNaN(n)) return 0;
+  const whole = kind === "loop" ? Math.ceil(n) : Math.floor(n);
+  return Math.max(0, Math.min(whole, 2 ** 31 - 1));
+}
+
 /** Shared state of one RedisStorage. */
 export class RedisContext {
   readonly transport: RedisTransport;

@@ -26,11 +26,15 @@ function statuses(filter: TaskFilter): string[] {
   return Array.isArray(filter.status) ? filter.status : [filter.status];
 }
 
-/** The Redis bound for a cursor, or null when the cursor is not a number (empty page). */
-function startBound(cursor: string | undefined): string | null {
+/**
+ * The Redis bound for a cursor. An unreadable cursor behaves as in the embedded store,
+ * which compares with NaN: task listings come back empty (null), history starts over.
+ */
+function startBound(cursor: string | undefined, unreadable: string | null): string | null {
   if (!cursor) return "+inf";
   const n = Number(cursor);
-  return Number.isFinite(n) ? `(${n}` : null;
+  if (Number.isNaN(n)) return unreadable;
+  return n === Infinity ? "+inf" : n === -Infinity ? null : `(${n}`;
 }
 
 export async function listTasks(ctx: RedisContext, filter: TaskFilter): Promise<Page<TaskRecord>> {
@@ -38,7 +42,7 @@ export async function listTasks(ctx: RedisContext, filter: TaskFilter): Promise<
   const match = taskMatcher(filter);
   const wanted = statuses(filter);
   const index = wanted.length === 1 && INDEXED.has(wanted[0]) ? `status:${wanted[0]}` : "all";
-  let bound = startBound(filter.cursor);
+  let bound = startBound(filter.cursor, null);
   const found: { record: TaskRecord; order: number }[] = [];
   while (bound && found.length <= limit) {
     const reply = await ctx.run("listTasks", [
@@ -70,7 +74,7 @@ export async function listHistory(
 ): Promise<Page<AttemptRecord>> {
   const limit = pageLimit(filter);
   const match = attemptMatcher(filter);
-  let bound = startBound(filter.cursor);
+  let bound = startBound(filter.cursor, "+inf");
   const found: { attempt: AttemptRecord; seq: string }[] = [];
   while (bound && found.length <= limit) {
     const reply = await ctx.run("history", [

@@ -37,7 +37,7 @@ import {
 } from "./endings.ts";
 import { checkReply } from "./codes.ts";
 import { decodeTask, encodeTask, newRecord } from "./codec.ts";
-import { RedisContext } from "./context.ts";
+import { countArg, RedisContext } from "./context.ts";
 import { EventHub } from "./events.ts";
 import { keyPrefix, keys } from "./keys.ts";
 import { listHistory, listTasks, readStats } from "./queries.ts";
@@ -141,11 +141,12 @@ export class RedisStorage implements Storage {
   }
 
   async claim(pool: string, max: number, owner: LeaseOwner, now: number): Promise<TaskRecord[]> {
-    if (max <= 0) return [];
+    const n = countArg(max, "loop");
+    if (n === 0) return [];
     const reply = await this.#ctx.run("claim", [
       String(now),
       pool,
-      String(Math.floor(max)),
+      String(n),
       owner.workerId,
       String(owner.leaseMs),
     ]) as RedisReply[];
@@ -212,13 +213,15 @@ export class RedisStorage implements Storage {
   }
 
   async promoteDue(now: number, limit: number): Promise<number> {
-    if (limit <= 0) return 0;
-    return Number(await this.#ctx.run("promoteDue", [String(now), String(limit)]));
+    const n = countArg(limit, "loop");
+    if (n === 0) return 0;
+    return Number(await this.#ctx.run("promoteDue", [String(now), String(n)]));
   }
 
   async recoverExpired(now: number, limit: number): Promise<number> {
-    if (limit <= 0) return 0;
-    const args = [String(now), String(limit), ...this.#ctx.retentionArgs()];
+    const n = countArg(limit, "slice");
+    if (n === 0) return 0;
+    const args = [String(now), String(n), ...this.#ctx.retentionArgs()];
     return Number(await this.#ctx.run("recoverExpired", args));
   }
 

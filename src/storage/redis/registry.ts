@@ -5,7 +5,7 @@ import type { NewTask, ScheduleRecord } from "../../core/task.ts";
 import type { FireResult, InstanceInfo, PoolControl } from "../storage.ts";
 import { checkReply } from "./codes.ts";
 import { decodeSchedule, encodeTask } from "./codec.ts";
-import type { RedisContext } from "./context.ts";
+import { countArg, type RedisContext } from "./context.ts";
 import { keys, memberId } from "./keys.ts";
 import { pairsToObject, type RedisReply } from "./transport.ts";
 
@@ -37,7 +37,8 @@ export async function dueMembers(
   until: number,
   limit: number,
 ): Promise<{ id: string; at: number }[]> {
-  if (limit <= 0) return [];
+  const n = countArg(limit, "slice");
+  if (n === 0) return [];
   const reply = await ctx.transport.send([
     "ZRANGEBYSCORE",
     key,
@@ -46,7 +47,7 @@ export async function dueMembers(
     "WITHSCORES",
     "LIMIT",
     "0",
-    String(limit),
+    String(n),
   ]) as string[];
   const out: { id: string; at: number }[] = [];
   for (let i = 0; i + 1 < reply.length; i += 2) {

@@ -16,7 +16,7 @@
 ]]
 --- @include "task"
 
-local now, pool, max = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3])
+local pool, max = ARGV[2], tonumber(ARGV[3])
 local workerId, leaseUntil = ARGV[4], tonumber(ARGV[1]) + tonumber(ARGV[5])
 
 local paused = redis.call('HMGET', P .. 'control', 'paused:*', 'paused:' .. pool)

@@ -1,0 +1,31 @@
+/**
+ * The behaviour suite against Redis over TCP, on the test run's throwaway redis-server, each
+ * test under its own key prefix.
+ */
+import { RedisStorage } from "../../src/storage/redis/redis-storage.ts";
+import { connectRedisTcp } from "../../src/adapters/redis-tcp.ts";
+import { testRedisUrl, uniquePrefix } from "../helpers/redis-server.ts";
+import type { StorageFactory } from "./harness.ts";
+import { basicsSuite } from "./suite-basics.ts";
+import { retriesSuite } from "./suite-retries.ts";
+import { timeSuite } from "./suite-time.ts";
+import { poolsSuite } from "./suite-pools.ts";
+import { workflowsSuite } from "./suite-workflows.ts";
+import { observeSuite } from "./suite-observe.ts";
+
+const redis: StorageFactory = async (options) => {
+  const transport = connectRedisTcp(await testRedisUrl());
+  const storage = new RedisStorage({ transport, prefix: uniquePrefix("conf"), ...options });
+  await storage.init();
+  return { storage, dispose: () => storage.close() };
+};
+
+const backend = `redis-tcp (${
+  typeof (globalThis as { Bun?: unknown }).Bun !== "undefined" ? "bun" : "deno"
+})`;
+basicsSuite(backend, redis);
+retriesSuite(backend, redis);
+timeSuite(backend, redis);
+poolsSuite(backend, redis);
+workflowsSuite(backend, redis);
+observeSuite(backend, redis);
