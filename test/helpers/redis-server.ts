@@ -33,8 +33,14 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Starts redis-server on a free port (no persistence, noeviction) and waits until it answers. */
-export async function startRedisServer(extraArgs: string[] = []): Promise<RedisServerHandle> {
+/**
+ * Starts redis-server on a free port (no persistence, noeviction) and waits until it answers.
+ * `detached` lets it outlive this process (scripts/test.sh kills it at the end of the run).
+ */
+export async function startRedisServer(
+  extraArgs: string[] = [],
+  options: { detached?: boolean } = {},
+): Promise<RedisServerHandle> {
   if (spawnSync("redis-server", ["--version"]).error) throw new Error(INSTALL_HINT);
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), "skedulr-redis-"));
@@ -52,7 +58,8 @@ export async function startRedisServer(extraArgs: string[] = []): Promise<RedisS
     "--maxmemory-policy",
     "noeviction",
     ...extraArgs,
-  ], { stdio: "ignore" });
+  ], { stdio: "ignore", detached: options.detached ?? false });
+  if (options.detached) child.unref();
   const deadline = Date.now() + 10_000;
   while (!(await answersPing(port))) {
     if (child.exitCode !== null) {
