@@ -19,7 +19,7 @@ if [ -z "${REDIS_URL:-}" ]; then
   trap '[ -n "$own_redis" ] && kill "$own_redis" 2>/dev/null' EXIT
 fi
 
-bun test "$@" 2>&1 | tee "$log_bun"
+bun test --timeout 30000 "$@" 2>&1 | tee "$log_bun"
 bun_rc=${PIPESTATUS[0]}
 deno test -A --quiet test/unit test/conformance 2>&1 | tee "$log_deno"
 deno_rc=${PIPESTATUS[0]}

@@ -9,7 +9,7 @@ import * as v from "valibot";
 import { type Clock, systemClock } from "./core/clock.ts";
 import { NotFoundError, ValidationError } from "./core/errors.ts";
 import { newId } from "./core/ids.ts";
-import { collectSpecIssues, parseTaskSpec, type TaskSpec } from "./core/task-schema.ts";
+import { collectSpecIssues, normalise, type TaskSpec } from "./core/task-schema.ts";
 import type { AttemptRecord, ScheduleRecord, TaskRecord, TaskStatus } from "./core/task.ts";
 import { TimingWheel } from "./core/timing-wheel.ts";
 import type { BackoffFn } from "./core/backoff.ts";
@@ -34,11 +34,18 @@ export interface SchedulerOptions {
   tickMs?: number;
   /** How far ahead delayed tasks and schedules are armed on the wheel. Default 60 s. */
   lookAheadMs?: number;
-  /** Backstop claim poll when no wake-up arrives. Default 1 s. */
+  /**
+   * Backstop claim poll, for wake-ups lost while the pub/sub connection was down. Default
+   * 5 s: pub/sub wakes pools within milliseconds, and an idle worker should cost about one
+   * Redis command a second at most (one poll claims for every pool in one script call).
+   */
   pollMs?: number;
-  /** How often expired leases of dead peers are recovered. Default 5 s. */
+  /**
+   * How often expired leases of dead peers are recovered, so a dead peer's tasks run again
+   * within lease + this. Default a third of the lease, between 1 s and 10 s.
+   */
   recoverMs?: number;
-  /** Instance heartbeat interval. Default 5 s. */
+  /** Instance heartbeat interval; an instance is listed until 3 missed beats. Default 10 s. */
   heartbeatMs?: number;
   /** This instance's id; default `<host>-<random>`. */
   workerId?: string;
@@ -114,9 +121,9 @@ export class Scheduler {
       pid: options.pid ?? 0,
       leaseMs,
       lookAheadMs: options.lookAheadMs ?? 60_000,
-      pollMs: options.pollMs ?? 1_000,
-      recoverMs: options.recoverMs ?? 5_000,
-      heartbeatMs: options.heartbeatMs ?? 5_000,
+      pollMs: options.pollMs ?? 5_000,
+      recoverMs: options.recoverMs ?? Math.min(10_000, Math.max(1_000, Math.round(leaseMs / 3))),
+      heartbeatMs: options.heartbeatMs ?? 10_000,
       pools: options.pools ?? { default: 10 },
       handlers: this.#handlers,
       middleware: this.#middleware,
@@ -180,13 +187,18 @@ export class Scheduler {
       return found.length ? found : this.#payloadIssues(spec as TaskSpec, at);
     });
     if (issues.length) throw new ValidationError(issues);
-    const parsed = specs.map((spec) => parseTaskSpec(spec, now));
+    const parsed = specs.map((spec) => normalise(spec as TaskSpec, now));
     const isSchedule = (p: (typeof parsed)[number]) => p.everyMs !== null || p.cron !== null;
     const tasks = parsed.map((p) => (isSchedule(p) ? null : toNewTask(p, now)));
     const schedules = parsed.map((p) => (isSchedule(p) ? toSchedule(p, now) : null));
     const stored = await this.storage.enqueue(orderBatch(tasks.filter((t) => t !== null)), now);
     const byId = new Map(stored.map((r) => [r.id, r]));
-    for (const schedule of schedules) if (schedule) await this.storage.addSchedule(schedule);
+    for (const record of stored) this.#notify(record);
+    for (const schedule of schedules) {
+      if (!schedule) continue;
+      await this.storage.addSchedule(schedule);
+      this.#runtime.notify({ kind: "schedule", id: schedule.id, nextRunAt: schedule.nextRunAt });
+    }
     return parsed.map((_, i) => {
       const schedule = schedules[i];
       if (schedule) {
@@ -242,7 +254,8 @@ export class Scheduler {
     reason = "cancelled by request",
   ): Promise<{ id: string; status: "cancelled" }> {
     try {
-      await this.storage.cancel(id, reason, this.clock.now());
+      const record = await this.storage.cancel(id, reason, this.clock.now());
+      if (record.workerId === this.workerId) this.#runtime.notify({ kind: "cancel", id });
     } catch (error) {
       if (!(error instanceof NotFoundError) || !(await this.storage.removeSchedule(id))) {
         throw error;
@@ -257,8 +270,18 @@ export class Scheduler {
   }
 
   /** Queues a dead or cancelled task again under the same id, attempts reset. */
-  resubmit(id: string): Promise<TaskRecord> {
-    return this.storage.resubmit(id, this.clock.now());
+  async resubmit(id: string): Promise<TaskRecord> {
+    const record = await this.storage.resubmit(id, this.clock.now());
+    this.#notify(record);
+    return record;
+  }
+
+  /** Wakes this instance's pool or wheel for a task it just stored (pub/sub tells the rest). */
+  #notify(record: TaskRecord): void {
+    if (record.status === "queued") this.#runtime.notify({ kind: "ready", pool: record.pool });
+    else if (record.status === "scheduled" && record.runAt !== null) {
+      this.#runtime.notify({ kind: "delayed", id: record.id, runAt: record.runAt });
+    }
   }
 
   /** Resubmits every dead (or cancelled) task matching the filter; returns how many. */

@@ -165,7 +165,8 @@ export function collectSpecIssues(input: unknown, pathPrefix = ""): FieldIssue[]
   return issues;
 }
 
-function normalise(spec: TaskSpec, now: number): ParsedSpec {
+/** Normalises a spec that {@link collectSpecIssues} found no issue with (no re-validation). */
+export function normalise(spec: TaskSpec, now: number): ParsedSpec {
   const ms = (d: unknown) => (parseDuration(d) as { ms: number }).ms;
   let runAt: number | null = null;
   if (spec.delay !== undefined) runAt = now + ms(spec.delay);

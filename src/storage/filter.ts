@@ -18,15 +18,26 @@ function statusSet(filter: TaskFilter): Set<string> | null {
   return new Set(Array.isArray(filter.status) ? filter.status : [filter.status]);
 }
 
-/** A predicate for task records. */
-export function taskMatcher(filter: TaskFilter): (t: TaskRecord) => boolean {
+/** The fields a task filter looks at. */
+export type FilterableTask = Pick<TaskRecord, "id" | "type" | "status" | "pool" | "key" | "error">;
+
+/**
+ * A predicate for tasks. `payloadText` gives the payload as JSON for the free-text search
+ * (stores that keep it as text pass it through without parsing).
+ */
+export function taskMatcher<T extends FilterableTask>(
+  filter: TaskFilter,
+  payloadText: (t: T) => string = (t) => JSON.stringify((t as unknown as TaskRecord).payload),
+): (t: T) => boolean {
   const statuses = statusSet(filter);
   const q = filter.q?.toLowerCase();
   return (t) =>
     (!statuses || statuses.has(t.status)) &&
     (!filter.type || t.type === filter.type) &&
     (!filter.pool || t.pool === filter.pool) &&
-    (!q || taskText(t).includes(q));
+    (!q ||
+      `${t.id} ${t.type} ${t.key ?? ""} ${payloadText(t)} ${t.error?.message ?? ""}`.toLowerCase()
+        .includes(q));
 }
 
 /** A predicate for attempt records (`status` is the attempt's outcome). */
@@ -38,9 +49,4 @@ export function attemptMatcher(filter: TaskFilter): (a: AttemptRecord) => boolea
     (!filter.type || a.type === filter.type) &&
     (!filter.pool || a.pool === filter.pool) &&
     (!q || `${a.taskId} ${a.type} ${a.error?.message ?? ""}`.toLowerCase().includes(q));
-}
-
-function taskText(t: TaskRecord): string {
-  return `${t.id} ${t.type} ${t.key ?? ""} ${JSON.stringify(t.payload)} ${t.error?.message ?? ""}`
-    .toLowerCase();
 }

@@ -10,7 +10,7 @@ import type { Clock } from "../core/clock.ts";
 import { toErrorInfo } from "../core/errors.ts";
 import type { AttemptRecord, TaskRecord } from "../core/task.ts";
 import { backoffDelay, type BackoffFn } from "../core/backoff.ts";
-import type { Storage } from "../storage/storage.ts";
+import type { Storage, StorageEvent } from "../storage/storage.ts";
 import { compose, type Handler, type Logger, type Middleware } from "./middleware.ts";
 import { AbortReason, runAttempt } from "./runner.ts";
 
@@ -34,6 +34,8 @@ export interface PoolDeps {
   running: Map<string, AbortController>;
   /** Called with each finished attempt this process ran. */
   onAttempt(record: AttemptRecord): void;
+  /** Reacts locally to a change this pool made (e.g. arms the wheel for a retry). */
+  notify(event: StorageEvent): void;
   /** Called when any slot frees, so the scheduler can drain or report. */
   onIdle(): void;
 }
@@ -182,6 +184,7 @@ export class WorkerPool {
       retryAt = now + Math.max(0, delay);
     }
     const status = await storage.fail(task.id, workerId, error, retryAt, now);
+    if (status === "retrying") this.#deps.notify({ kind: "delayed", id: task.id, runAt: retryAt! });
     if (status) this.#deps.onAttempt(record(status, outcome.error));
   }
 }

@@ -136,6 +136,7 @@ export class Runtime {
       ...this.#o,
       running: this.running,
       onAttempt: (record) => this.results.publish(record),
+      notify: (event) => this.#onEvent(event),
       onIdle: () => {
         if (this.running.size > 0) return;
         const waiters = this.#idleWaiters;
@@ -145,6 +146,15 @@ export class Runtime {
     });
     this.pools.set(name, pool);
     return pool;
+  }
+
+  /**
+   * Reacts to a change this process made itself, without waiting for the store's pub/sub
+   * echo: a local submit wakes the pool or arms the wheel at once. The echo still arrives
+   * and is harmless (every reaction is idempotent).
+   */
+  notify(event: StorageEvent): void {
+    this.#onEvent(event);
   }
 
   #onEvent(event: StorageEvent): void {

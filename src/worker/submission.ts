@@ -79,14 +79,16 @@ export function toSchedule(
  */
 export function orderBatch(tasks: NewTask[]): NewTask[] {
   const byId = new Map<string, NewTask>();
+  const indexOf = new Map<NewTask, number>();
   tasks.forEach((task, i) => {
-    const first = tasks.findIndex((t) => t.id === task.id);
-    if (first !== i) {
+    const earlier = byId.get(task.id);
+    if (earlier) {
       throw new ConflictError(
-        `Task id "${task.id}" appears twice in the batch (at [${first}] and [${i}])`,
+        `Task id "${task.id}" appears twice in the batch (at [${indexOf.get(earlier)}] and [${i}])`,
       );
     }
     byId.set(task.id, task);
+    indexOf.set(task, i);
   });
   const state = new Map<string, "visiting" | "done">();
   const out: NewTask[] = [];
@@ -103,7 +105,7 @@ export function orderBatch(tasks: NewTask[]): NewTask[] {
     state.set(task.id, "visiting");
     for (const parentId of parentConditions(task).keys()) {
       const parent = byId.get(parentId);
-      if (parent) visit(parent, tasks.indexOf(parent));
+      if (parent) visit(parent, indexOf.get(parent)!);
     }
     state.set(task.id, "done");
     out.push(task);

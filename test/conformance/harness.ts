@@ -1,7 +1,7 @@
 /**
  * @module harness — a Scheduler on a manual clock over any storage, for the behaviour suite.
  */
-import { ManualClock } from "../../src/core/clock.ts";
+import { ManualClock, settle } from "../../src/core/clock.ts";
 import { Scheduler, type SchedulerOptions } from "../../src/scheduler.ts";
 import type { Storage } from "../../src/storage/storage.ts";
 import type { TaskRecord, TaskStatus } from "../../src/core/task.ts";
@@ -20,6 +20,12 @@ export interface Harness {
   s: Scheduler;
   clock: ManualClock;
   storage: Storage;
+  /**
+   * Polls `check` (real time, with a deadline), firing manual-clock timers that are already
+   * due before each poll: with an async backend, a pub/sub message can arm the wheel for a
+   * time the manual clock has already reached.
+   */
+  eventually<T>(check: () => T | Promise<T>, message?: string): Promise<NonNullable<T>>;
   /** Waits (real time, with a deadline) until task `id` has `status`. */
   until(id: string, status: TaskStatus | TaskStatus[], timeoutMs?: number): Promise<TaskRecord>;
   close(): Promise<void>;
@@ -33,8 +39,19 @@ export async function harness(
     storageOptions?: Parameters<StorageFactory>[0];
   } = {},
 ): Promise<Harness> {
-  const { storage, dispose } = await factory(options.storageOptions);
+  const made = await factory(options.storageOptions);
+  const { dispose } = made;
+  const { storage, inFlight } = tracked(made.storage);
   const clock = new ManualClock(options.startAt ?? T0);
+  // Time moves only once the system has finished reacting to the last timer, whatever the
+  // backend's latency: no storage call in flight across two macrotask turns.
+  clock.quiesce = async () => {
+    let quiet = 0;
+    for (let turns = 0; quiet < 2 && turns < 10_000; turns++) {
+      await settle();
+      quiet = inFlight() === 0 ? quiet + 1 : 0;
+    }
+  };
   const s = new Scheduler({
     storage,
     clock,
@@ -47,6 +64,11 @@ export async function harness(
     s,
     clock,
     storage,
+    eventually: (check, message) =>
+      eventually(async () => {
+        await clock.advance(0);
+        return await check();
+      }, message),
     until: (id, status, timeoutMs = 5_000) => {
       const want = Array.isArray(status) ? status : [status];
       return eventually(
@@ -64,4 +86,24 @@ export async function harness(
       await dispose();
     },
   };
+}
+
+/** Wraps a storage so the harness can tell when none of its calls is in flight. */
+function tracked(inner: Storage): { storage: Storage; inFlight: () => number } {
+  let pending = 0;
+  const storage = new Proxy(inner, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver);
+      if (typeof value !== "function" || prop === "subscribe") {
+        return typeof value === "function" ? value.bind(target) : value;
+      }
+      return (...args: unknown[]) => {
+        const result = value.apply(target, args);
+        if (!(result instanceof Promise)) return result;
+        pending++;
+        return result.finally(() => pending--);
+      };
+    },
+  });
+  return { storage, inFlight: () => pending };
 }

@@ -5,7 +5,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { harness, type StorageFactory } from "./harness.ts";
 import { ConflictError, ValidationError } from "../../src/core/errors.ts";
-import { eventually, gate } from "../helpers/wait.ts";
+import { gate } from "../helpers/wait.ts";
 
 export function basicsSuite(backend: string, factory: StorageFactory): void {
   describe(`${backend}: submit and run`, () => {
@@ -103,7 +103,7 @@ export function basicsSuite(backend: string, factory: StorageFactory): void {
           await release.promise;
         });
         const id = await h.s.submit({ type: "progressing" });
-        await eventually(async () => (await h.s.get(id))?.progress === 40, "progress 40");
+        await h.eventually(async () => (await h.s.get(id))?.progress === 40, "progress 40");
         release.open();
         await h.until(id, "succeeded");
       } finally {

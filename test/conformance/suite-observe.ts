@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { harness, type StorageFactory } from "./harness.ts";
 import { loggingMiddleware, timingMiddleware } from "../../src/worker/middleware.ts";
 import type { AttemptRecord } from "../../src/core/task.ts";
-import { eventually, gate } from "../helpers/wait.ts";
+import { gate } from "../helpers/wait.ts";
 
 export function observeSuite(backend: string, factory: StorageFactory): void {
   describe(`${backend}: middleware, results, stats, history`, () => {
@@ -108,7 +108,7 @@ export function observeSuite(backend: string, factory: StorageFactory): void {
           ids.push(await h.s.submit({ type: "timed", payload: { ms: i * 10 } }));
         }
         // Every handler must hold its timer before time moves, or durations would shift.
-        await eventually(() => started === 100, "all 100 handlers started");
+        await h.eventually(() => started === 100, "all 100 handlers started");
         for (let t = 0; t < 1_000; t += 10) await h.clock.advance(10);
         for (const id of ids) await h.until(id, "succeeded");
         const stats = await h.s.stats();
@@ -191,7 +191,7 @@ export function observeSuite(backend: string, factory: StorageFactory): void {
 
     it("registers the instance for the workers listing and removes it on shutdown", async () => {
       const h = await harness(factory, { host: "node-a", pid: 4242 });
-      const workers = await eventually(async () => {
+      const workers = await h.eventually(async () => {
         const list = await h.s.workers();
         return list.length ? list : null;
       }, "instance registered");

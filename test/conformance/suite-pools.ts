@@ -4,7 +4,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { harness, type StorageFactory } from "./harness.ts";
-import { eventually, gate } from "../helpers/wait.ts";
+import { gate } from "../helpers/wait.ts";
 
 export function poolsSuite(backend: string, factory: StorageFactory): void {
   describe(`${backend}: priorities and pools`, () => {
@@ -26,7 +26,7 @@ export function poolsSuite(backend: string, factory: StorageFactory): void {
           await h.s.submit({ type: "p", priority: 3, payload: { p: 3, n } });
         }
         hold.open();
-        await eventually(() => order.length === 8, "all eight to run");
+        await h.eventually(() => order.length === 8, "all eight to run");
         assert.deepEqual(order, [20, 10, 5, 100, 101, 102, 2, 1]);
       } finally {
         await h.close();
@@ -50,7 +50,7 @@ export function poolsSuite(backend: string, factory: StorageFactory): void {
         const stuck = await h.s.submit({ type: "urgent", pool: "off" });
         const urgent = await h.s.submit({ type: "urgent", pool: "critical" });
         await h.until(urgent, "succeeded");
-        await eventually(() => running === 3, "default pool full");
+        await h.eventually(() => running === 3, "default pool full");
         assert.equal(peak, 3);
         const stats = await h.s.stats();
         assert.equal(stats.pools.default.running, 3);
@@ -75,12 +75,12 @@ export function poolsSuite(backend: string, factory: StorageFactory): void {
           return new Promise<void>((r) => holds.push(() => (running--, r())));
         });
         for (let i = 0; i < 6; i++) await h.s.submit({ type: "w" });
-        await eventually(() => running === 1, "one running");
+        await h.eventually(() => running === 1, "one running");
         await h.s.scalePool("default", 4);
-        await eventually(() => running === 4, "four running after growing");
+        await h.eventually(() => running === 4, "four running after growing");
         await h.s.scalePool("default", 2);
         holds.splice(0).forEach((release) => release());
-        await eventually(() => running === 2, "two running after shrinking");
+        await h.eventually(() => running === 2, "two running after shrinking");
         assert.equal((await h.s.stats()).pools.default.size, 2);
         await assert.rejects(h.s.scalePool("default", -1), /concurrency: must be an integer/);
         holds.splice(0).forEach((release) => release());

@@ -5,7 +5,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { harness, type StorageFactory } from "./harness.ts";
 import { ConflictError, NotFoundError } from "../../src/core/errors.ts";
-import { eventually, gate } from "../helpers/wait.ts";
+import { gate } from "../helpers/wait.ts";
 
 export function retriesSuite(backend: string, factory: StorageFactory): void {
   describe(`${backend}: retries and dead letters`, () => {
@@ -28,12 +28,12 @@ export function retriesSuite(backend: string, factory: StorageFactory): void {
         await h.clock.advance(990);
         assert.equal((await h.s.get(id))?.status, "retrying", "not before the 1 s back-off");
         await h.clock.advance(20);
-        await eventually(() => attempts.length === 2, "second attempt");
+        await h.eventually(() => attempts.length === 2, "second attempt");
         assert.ok(attempts[1].at - failedAt >= 1_000);
         await h.clock.advance(attempts[1].at + 1_990 - h.clock.now());
         assert.equal(attempts.length, 2, "second back-off is 2 s");
         await h.clock.advance(20);
-        await eventually(() => attempts.length === 3, "third attempt");
+        await h.eventually(() => attempts.length === 3, "third attempt");
         assert.ok(attempts[2].at - attempts[1].at >= 2_000);
         const t = await h.until(id, "succeeded");
         assert.equal(t.id, id);
@@ -57,7 +57,7 @@ export function retriesSuite(backend: string, factory: StorageFactory): void {
           maxRetries: 2,
           backoff: { type: "fixed", delay: "100ms" },
         });
-        await eventually(async () => {
+        await h.eventually(async () => {
           await h.clock.advance(100);
           return (await h.s.get(id))?.status === "dead";
         }, "dead");

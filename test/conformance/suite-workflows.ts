@@ -5,7 +5,6 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { harness, type StorageFactory } from "./harness.ts";
 import { ValidationError } from "../../src/core/errors.ts";
-import { eventually } from "../helpers/wait.ts";
 
 export function workflowsSuite(backend: string, factory: StorageFactory): void {
   describe(`${backend}: workflows`, () => {
@@ -166,7 +165,7 @@ export function workflowsSuite(backend: string, factory: StorageFactory): void {
         assert.equal(child.status, "waiting");
         assert.equal(parent.status, "queued");
         await h.until("late-child", "succeeded");
-        await eventually(async () => (await h.s.get("early-parent"))?.status === "succeeded");
+        await h.eventually(async () => (await h.s.get("early-parent"))?.status === "succeeded");
       } finally {
         await h.close();
       }

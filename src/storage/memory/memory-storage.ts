@@ -82,7 +82,7 @@ export class MemoryStorage extends MemoryRegistry implements Storage {
   }
 
   list(filter: TaskFilter): Promise<Page<TaskRecord>> {
-    const match = taskMatcher(filter);
+    const match = taskMatcher<Row>(filter, (row) => row.payloadJson);
     const limit = pageLimit(filter);
     const before = filter.cursor ? Number(filter.cursor) : Infinity;
     const rows = [...this.#t.rows.values()]
@@ -123,7 +123,7 @@ export class MemoryStorage extends MemoryRegistry implements Storage {
   complete(id: string, workerId: string, result: unknown, now: number): Promise<boolean> {
     const row = this.#owned(id, workerId);
     if (!row) return Promise.resolve(false);
-    row.result = structuredClone(result ?? null);
+    row.resultJson = JSON.stringify(result ?? null);
     this.recordAttempt(row, "succeeded", now);
     this.#finish(row, "succeeded", now);
     this.totals.succeeded++;
@@ -206,7 +206,7 @@ export class MemoryStorage extends MemoryRegistry implements Storage {
     filter: { status: "dead" | "cancelled"; type?: string; pool?: string },
     now: number,
   ): Promise<number> {
-    const match = taskMatcher(filter);
+    const match = taskMatcher<Row>(filter, (row) => row.payloadJson);
     const ids = [...this.#t.rows.values()].filter(match).map((row) => row.id);
     let n = 0;
     for (const id of ids) {
@@ -237,7 +237,7 @@ export class MemoryStorage extends MemoryRegistry implements Storage {
     Object.assign(row, {
       attempt: 0,
       error: null,
-      result: null,
+      resultJson: "null",
       progress: null,
       startedAt: null,
       finishedAt: null,
@@ -323,22 +323,33 @@ export class MemoryStorage extends MemoryRegistry implements Storage {
     }
   }
 
+  /** The public record, in the documented field order, with its own payload and result. */
   #toRecord(row: Row): TaskRecord {
-    const {
-      seq: _s,
-      order: _o,
-      conditions: _c,
-      pendingParents: _p,
-      children: _ch,
-      leaseUntil: _l,
-      ...rec
-    } = row;
     return {
-      ...rec,
-      payload: structuredClone(rec.payload),
-      result: structuredClone(rec.result),
-      dependsOn: [...rec.dependsOn],
-      error: rec.error ? { ...rec.error } : null,
+      id: row.id,
+      type: row.type,
+      status: row.status,
+      pool: row.pool,
+      priority: row.priority,
+      payload: JSON.parse(row.payloadJson),
+      attempt: row.attempt,
+      maxRetries: row.maxRetries,
+      progress: row.progress,
+      result: JSON.parse(row.resultJson),
+      error: row.error ? { ...row.error } : null,
+      createdAt: row.createdAt,
+      runAt: row.runAt,
+      startedAt: row.startedAt,
+      finishedAt: row.finishedAt,
+      scheduleId: row.scheduleId,
+      dependsOn: [...row.dependsOn],
+      onSuccessOf: row.onSuccessOf,
+      onFailureOf: row.onFailureOf,
+      key: row.key,
+      timeoutMs: row.timeoutMs,
+      backoff: row.backoff,
+      cancelReason: row.cancelReason,
+      workerId: row.workerId,
     };
   }
 }

@@ -13,8 +13,14 @@ import {
   type TaskStatus,
 } from "../../core/task.ts";
 
-/** A stored task: the public record plus the store's bookkeeping. */
-export interface Row extends TaskRecord {
+/**
+ * A stored task: the public record plus the store's bookkeeping. Payload and result are kept
+ * as JSON text, as Redis keeps them: every reader gets its own copy (a handler may mutate its
+ * payload), and parsing small JSON is several times cheaper than structuredClone.
+ */
+export interface Row extends Omit<TaskRecord, "payload" | "result"> {
+  payloadJson: string;
+  resultJson: string;
   /** Queue position: renewed each time the row is queued or delayed. */
   seq: number;
   /** Creation order, for listings. */
@@ -57,6 +63,9 @@ export class TaskTable {
   readonly #ready = new Map<string, Heap<ReadyEntry>>();
   readonly #delayed = new Heap<DelayedEntry>(dueFirst);
   #seq = 0;
+  /** Finished rows in finishing order; entries whose row moved on are skipped lazily. */
+  #finishedQueue: { id: string; at: number }[] = [];
+  #finishedHead = 0;
 
   nextSeq(): number {
     return ++this.#seq;
@@ -64,14 +73,15 @@ export class TaskTable {
 
   /** A fresh row for a new task, status `queued` until the store decides otherwise. */
   newRow(task: NewTask): Row {
+    const { payload, ...rest } = task;
     return {
-      ...task,
-      payload: structuredClone(task.payload),
+      ...rest,
+      payloadJson: JSON.stringify(payload ?? null),
       dependsOn: [...task.dependsOn],
       status: "queued",
       attempt: 0,
       progress: null,
-      result: null,
+      resultJson: "null",
       error: null,
       startedAt: null,
       finishedAt: null,
@@ -141,14 +151,25 @@ export class TaskTable {
 
   /** Drops finished rows beyond `maxCount` or older than `maxAgeMs` (dead rows stay). */
   prune(now: number, maxAgeMs: number, maxCount: number): void {
-    for (const [id, finishedAt] of this.finished) {
-      if (this.finished.size <= maxCount && now - finishedAt <= maxAgeMs) break;
+    // Walks a queue rather than the Map: iterating a Map from its start skips every hole
+    // that earlier deletes left, which made pruning O(n) per finished task.
+    const queue = this.#finishedQueue;
+    while (this.#finishedHead < queue.length) {
+      const { id, at } = queue[this.#finishedHead];
+      const live = this.finished.get(id) === at;
+      if (live && this.finished.size <= maxCount && now - at <= maxAgeMs) break;
+      this.#finishedHead++;
+      if (!live) continue; // resubmitted, or already gone
       this.finished.delete(id);
       const row = this.rows.get(id);
       if (row) {
         this.counts[row.status]--;
         this.rows.delete(id);
       }
+    }
+    if (this.#finishedHead > 1024 && this.#finishedHead * 2 > queue.length) {
+      this.#finishedQueue = queue.slice(this.#finishedHead);
+      this.#finishedHead = 0;
     }
   }
 
@@ -175,6 +196,7 @@ export class TaskTable {
       default:
         if (FINAL_STATUSES.has(row.status) && row.status !== "dead") {
           this.finished.set(row.id, now);
+          this.#finishedQueue.push({ id: row.id, at: now });
         }
     }
   }
