@@ -6,6 +6,7 @@
  *
  *   bun scripts/bench/wheel.ts fill <wheel|timeout> <N>    insert, cancel, memory, full GC
  *   bun scripts/bench/wheel.ts late <wheel|timeout> <N>    firing lateness, N due over 2 s
+ *   bun scripts/bench/wheel.ts drain <wheelSize> <N>       fire N through a virtual clock
  *   bun scripts/bench/wheel.ts report <results.jsonl>      markdown table of medians
  *
  * Deno needs `--v8-flags=--expose-gc` for the forced GCs. Each cell prints one JSON line.
@@ -22,6 +23,16 @@ function fullGc(): void {
   if (runtime.Bun) runtime.Bun.gc(true);
   else if (typeof runtime.gc === "function") runtime.gc();
   else throw new Error("bench: forced GC is unavailable; run Deno with --v8-flags=--expose-gc");
+}
+
+/** Median of three forced full GCs, in ms: a single one swings with leftover sweeping. */
+function gcPauseMs(): number {
+  const pauses = [0, 1, 2].map(() => {
+    const t = performance.now();
+    fullGc();
+    return performance.now() - t;
+  });
+  return pauses.sort((a, b) => a - b)[1];
 }
 
 /**
@@ -83,7 +94,22 @@ function makeTimers(kind: string, clock: Clock): Timers {
       },
     };
   }
-  throw new Error(`bench: unknown structure ${JSON.stringify(kind)}; use wheel or timeout`);
+  if (kind === "map") {
+    // The floor under any timer keyed by string id: the id → slot lookup the wheel also does.
+    const index = new Map<string, number>();
+    let next = 0;
+    return {
+      schedule: (id) => {
+        if (index.get(id) === undefined) index.set(id, next++);
+      },
+      cancel: (id) => {
+        if (index.get(id) !== undefined) index.delete(id);
+      },
+      size: () => index.size,
+      stop: () => index.clear(),
+    };
+  }
+  throw new Error(`bench: unknown structure ${JSON.stringify(kind)}; use wheel, timeout or map`);
 }
 
 const noop = (): void => {};
@@ -105,36 +131,63 @@ function fill(kind: string, n: number): Record<string, number> {
     order[j] = swap;
   }
   const clock = systemClock;
-  const warm = Math.min(n, 20_000);
-  const warmup = makeTimers(kind, clock);
-  const base0 = clock.now();
-  for (let i = 0; i < warm; i++) warmup.schedule(ids[i], base0 + delays[i], noop);
-  for (let i = 0; i < warm; i++) warmup.cancel(ids[i]);
-  warmup.stop();
+  // JIT warm-up on a separate instance and separate ids: three rounds of 20k schedule + cancel,
+  // so that even the 10k cell measures optimized code rather than the tiering compilers.
+  const warmIds = Array.from({ length: 20_000 }, (_, i) => `warm:${i}`);
+  for (let round = 0; round < 3; round++) {
+    const warmup = makeTimers(kind, clock);
+    const base0 = clock.now();
+    for (let i = 0; i < warmIds.length; i++) {
+      warmup.schedule(warmIds[i], base0 + delays[i % n], noop);
+    }
+    for (let i = 0; i < warmIds.length; i++) warmup.cancel(warmIds[i]);
+    warmup.stop();
+  }
 
-  const timers = makeTimers(kind, clock);
+  // Small fills finish within one GC or JIT hiccup, so those cells take the median of several
+  // fresh structures; the first fill alone gives memory and GC figures.
+  const fills = n >= 1_000_000 ? 1 : n >= 100_000 ? 3 : 5;
+  const inserts: number[] = [], cancels: number[] = [];
   const ats = new Float64Array(n);
-  fullGc();
-  let t = performance.now();
-  fullGc();
-  const gcBaseMs = performance.now() - t;
-  const before = memory();
-  // Everything below is synchronous, so no timer can fire and change what is pending.
-  const base = clock.now();
-  for (let i = 0; i < n; i++) ats[i] = base + delays[i];
-  t = performance.now();
-  for (let i = 0; i < n; i++) timers.schedule(ids[i], ats[i], noop);
-  const insertNs = (performance.now() - t) * 1e6 / n;
-  if (timers.size() !== n) throw new Error(`bench: ${timers.size()} pending, expected ${n}`);
-  fullGc();
-  const after = memory();
-  t = performance.now();
-  fullGc();
-  const gcMs = performance.now() - t;
-  t = performance.now();
-  for (let i = 0; i < n; i++) timers.cancel(ids[order[i]]);
-  const cancelNs = (performance.now() - t) * 1e6 / n;
-  if (timers.size() !== 0) throw new Error(`bench: ${timers.size()} left after cancel`);
+  let first: Record<string, number> = {};
+  let lastTimers: Timers | undefined;
+  let t: number;
+  for (let round = 0; round < fills; round++) {
+    const timers = makeTimers(kind, clock);
+    fullGc();
+    const gcBaseMs = round === 0 ? gcPauseMs() : 0;
+    const before = memory();
+    // Everything below is synchronous, so no timer can fire and change what is pending.
+    const base = clock.now();
+    for (let i = 0; i < n; i++) ats[i] = base + delays[i];
+    t = performance.now();
+    for (let i = 0; i < n; i++) timers.schedule(ids[i], ats[i], noop);
+    inserts.push((performance.now() - t) * 1e6 / n);
+    if (timers.size() !== n) throw new Error(`bench: ${timers.size()} pending, expected ${n}`);
+    if (round === 0) {
+      fullGc();
+      const after = memory();
+      first = {
+        heapB: (after.heap - before.heap) / n,
+        rssB: (after.rss - before.rss) / n,
+        gcMs: gcPauseMs(),
+        gcBaseMs,
+      };
+    }
+    t = performance.now();
+    for (let i = 0; i < n; i++) timers.cancel(ids[order[i]]);
+    cancels.push((performance.now() - t) * 1e6 / n);
+    if (timers.size() !== 0) throw new Error(`bench: ${timers.size()} left after cancel`);
+    if (round < fills - 1) timers.stop();
+    else lastTimers = timers;
+  }
+  const result = { ...first, insertNs: median(inserts), cancelNs: median(cancels) };
+  const timers = lastTimers!;
+  // setTimeout on Deno takes ~10 µs an op: a second round at 1M would blow the time budget.
+  if (kind === "timeout" && n >= 1_000_000) {
+    timers.stop();
+    return result;
+  }
   // Second round on memory the first one already touched: refill, cancel in insertion order.
   fullGc();
   t = performance.now();
@@ -145,16 +198,7 @@ function fill(kind: string, n: number): Record<string, number> {
   const orderedCancelNs = (performance.now() - t) * 1e6 / n;
   if (timers.size() !== 0) throw new Error(`bench: ${timers.size()} left after cancel`);
   timers.stop();
-  return {
-    insertNs,
-    warmInsertNs,
-    cancelNs,
-    orderedCancelNs,
-    gcBaseMs,
-    heapB: (after.heap - before.heap) / n,
-    rssB: (after.rss - before.rss) / n,
-    gcMs,
-  };
+  return { ...result, warmInsertNs, orderedCancelNs };
 }
 
 /** Lateness of N callbacks due uniformly over 2 s, the window opening 1.5 s after the start. */
@@ -197,6 +241,41 @@ async function late(kind: string, n: number): Promise<Record<string, number>> {
   };
 }
 
+/**
+ * Fires N entries (delays uniform 1 s..1 h) through a synchronous virtual clock: the cost per
+ * fired entry of every cascade and driver turn, for a given wheelSize. Used to pick the default.
+ */
+function drain(wheelSize: number, n: number): Record<string, number> {
+  const random = prng(42);
+  let now = 1_700_000_000_000;
+  let pending: { at: number; fn: () => void } | undefined;
+  let wakeups = 0;
+  const clock: Clock = {
+    now: () => now,
+    setTimer: (fn, ms) => (pending = { at: now + ms, fn }),
+    clearTimer: (handle) => {
+      if (handle === pending) pending = undefined;
+    },
+  };
+  const wheel = new TimingWheel({ clock, wheelSize });
+  const ids = Array.from({ length: n }, (_, i) => `task:${i}`);
+  let fired = 0;
+  const count = () => void fired++;
+  for (let i = 0; i < n; i++) wheel.schedule(ids[i], now + 1_000 + random() * 3_599_000, count);
+  wheel.start();
+  const t = performance.now();
+  while (pending) {
+    const timer = pending;
+    pending = undefined;
+    if (timer.at > now) now = timer.at;
+    wakeups++;
+    timer.fn();
+  }
+  const ms = performance.now() - t;
+  if (fired !== n) throw new Error(`bench: drained ${fired} of ${n}`);
+  return { drainNs: ms * 1e6 / n, wakeups };
+}
+
 interface Result {
   runtime: string;
   cell: string;
@@ -222,20 +301,25 @@ function report(text: string): string {
     groups.set(key, [...(groups.get(key) ?? []), r]);
   }
   const med = (key: string, metric: string, digits: number): string => {
-    const rows = groups.get(key);
-    if (!rows) return "–";
-    return median(rows.map((r) => r[metric] as number)).toFixed(digits);
+    const values = (groups.get(key) ?? []).map((r) => r[metric]).filter((v) =>
+      typeof v === "number"
+    ) as number[];
+    return values.length ? median(values).toFixed(digits) : "–";
   };
-  const label: Record<string, string> = { wheel: "TimingWheel", timeout: "setTimeout + Map" };
+  const label: Record<string, string> = {
+    wheel: "TimingWheel",
+    timeout: "setTimeout + Map",
+    map: "Map<string, number> alone",
+  };
   const lines = [
-    "| runtime | structure | N | insert ns/op cold / warm | cancel ns/op random / in order " +
+    "| runtime | structure | N | insert ns/op fresh / refill | cancel ns/op random / in order " +
     "| heap B/entry | RSS B/entry | full GC ms (no timers) | lateness p50 / p99 / max ms " +
     "| min ms | runs |",
     "|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|",
   ];
   const ns = [...new Set(results.map((r) => r.n))].sort((a, b) => a - b);
   for (const runtime of ["bun", "deno", "node"]) {
-    for (const kind of ["wheel", "timeout"]) {
+    for (const kind of ["wheel", "timeout", "map"]) {
       for (const n of ns) {
         const fillKey = `${runtime}|${kind}|${n}|fill`, lateKey = `${runtime}|${kind}|${n}|late`;
         if (!groups.has(fillKey) && !groups.has(lateKey)) continue;
@@ -263,6 +347,16 @@ if (mode === "report") {
     ? await runtime.Deno.readTextFile(kind)
     : await runtime.Bun.file(kind).text();
   console.log(report(text));
+} else if (mode === "drain") {
+  console.log(
+    JSON.stringify({
+      runtime: runtimeName,
+      cell: mode,
+      wheelSize: Number(kind),
+      n: Number(count),
+      ...drain(Number(kind), Number(count)),
+    }),
+  );
 } else if (mode === "fill" || mode === "late") {
   const n = Number(count);
   if (!Number.isInteger(n) || n <= 0) {
@@ -271,6 +365,6 @@ if (mode === "report") {
   const metrics = mode === "fill" ? fill(kind, n) : await late(kind, n);
   console.log(JSON.stringify({ runtime: runtimeName, cell: mode, kind, n, ...metrics }));
 } else {
-  console.error("usage: wheel.ts fill|late wheel|timeout N  |  wheel.ts report results.jsonl");
+  console.error("usage: wheel.ts fill|late wheel|timeout|map N | drain SIZE N | report FILE");
   throw new Error(`bench: unknown mode ${JSON.stringify(mode)}`);
 }

@@ -10,57 +10,48 @@
  * earliest one and is re-armed only when an earlier bucket appears, so an idle wheel costs
  * nothing.
  *
- * Choices, each measured (numbers in docs/BENCHMARKS.md):
+ * Choices, each measured (numbers and method in docs/BENCHMARKS.md):
  * - Times are integer ticks since a wheel-local epoch, rounded up (`ceil`), and a bucket fires
  *   only when the clock has reached its start. That start is never before any of its entries'
  *   due times, so nothing fires early (Kafka rounds down and can fire a tick early).
- * - Struct-of-arrays slots (wheel-slots.ts) instead of an entry object per schedule: a pooled
- *   integer slot with links in typed arrays costs no allocation after warm-up, keeps a full GC
- *   at 1M pending in single-digit ms instead of ~100 ms, and stays well under 100 B per entry,
- *   most of which is the id → slot `Map` the string-id API needs anyway.
+ * - No object per entry: an entry is an integer slot in one `ArrayBuffer` of 16-byte records
+ *   (links and due time, wheel-slots.ts) plus its id and callback in one JS array, with a free
+ *   list. After warm-up a schedule allocates nothing, and at 1M pending the wheel holds ~65 B
+ *   per entry, about half of it the id → slot `Map` that string ids need anyway; measured, the
+ *   Map lookup is most of the cost of insert and cancel at 1M (cache and page-fault bound).
+ *   Entry objects would add ~60 B and a traced object each, setTimeout 120–700 B.
  * - Buckets are circular lists headed by a sentinel slot. Kafka keeps a back-pointer from each
  *   entry to its bucket so that cancel can reach the list; with a sentinel the neighbours are
- *   enough, which saves 4 B per entry and lets a due bucket move onto the run queue in O(1).
+ *   enough, which saves 4 B per entry and lets an expired bucket move onto the run queue in
+ *   O(1), however large, before its entries are fired or cascaded under the per-turn budget.
  * - The clock is read only when arming the driver or when an idle wheel gets its first entry,
  *   not on every schedule: placement is relative to the wheel's own current tick.
  * - A driver turn handles at most `maxPerTurn` entries (fired or cascaded), then yields through
  *   a zero-delay timer, so a backlog after a suspend or a long GC cannot starve the event loop.
+ * - `wheelSize` 256 rather than 64: three levels instead of four reach 46 h at a 10 ms tick,
+ *   so an entry cascades at most twice, and draining 1M entries took ~9% less time per fired
+ *   entry on both runtimes (bench `drain` mode). The extra sentinels cost ~25 KiB a wheel.
+ *
+ * The wheel's time never goes back. If the clock steps backwards (a wall clock corrected by
+ * NTP), entries scheduled before the clock catches up again can run up to the step early;
+ * pass a monotonic clock (`performance.timeOrigin + performance.now()`) where that matters.
  */
 
-import { type Clock, systemClock, type TimerHandle } from "./clock.ts";
+import type { Clock, TimerHandle } from "./clock.ts";
 import { RUN, WheelLevels } from "./wheel-levels.ts";
-import type { WheelCallback } from "./wheel-slots.ts";
+import { resolveWheelOptions, show, type TimingWheelOptions } from "./wheel-options.ts";
 
-/** Options for {@link TimingWheel}. */
-export interface TimingWheelOptions {
-  /** Width of a level-0 bucket in ms: the firing resolution. Positive integer, default 10. */
-  tickMs?: number;
-  /** Buckets per level. Integer ≥ 2, default 64. */
-  wheelSize?: number;
-  /** Source of time and timers, default {@link systemClock}. */
-  clock?: Clock;
-  /** Most entries one driver turn handles before yielding to the event loop, default 10 000. */
-  maxPerTurn?: number;
-  /** Let the process exit while only the wheel's driver timer is pending, default false. */
-  unref?: boolean;
-  /** Receives what a callback threw (or its promise rejected with), default console.error. */
-  onError?: (error: unknown, id: string) => void;
-}
+export type { TimingWheelOptions } from "./wheel-options.ts";
 
 /** Ticks past this wait forever in practice (≥ 142 000 years at 1 ms) and keep doubles exact. */
 const MAX_TICK = 2 ** 52;
 /** Longest delay setTimeout accepts before it overflows and fires at once; longer waits chunk. */
 const MAX_DELAY_MS = 2 ** 31 - 1;
-const show = (value: unknown): string =>
-  typeof value === "string" ? JSON.stringify(value) : String(value);
-
-const defaultOnError = (error: unknown, id: string): void => {
-  console.error(`TimingWheel: callback for ${JSON.stringify(id)} failed:`, error);
-};
 
 /**
- * A hierarchical timing wheel: O(1) schedule and cancel by string id, one driver timer, never
- * fires early, fires at most one tick late on an unloaded event loop.
+ * A hierarchical timing wheel: O(1) schedule and cancel by string id, one driver timer for any
+ * number of entries. Never fires early; fires within a tick of the due time plus however late
+ * the event loop runs the driver's timer.
  *
  * @example
  * const wheel = new TimingWheel({ tickMs: 10 });
@@ -80,7 +71,7 @@ export class TimingWheel {
   /** Epoch-ms instant of tick 0; ticks stay small integers relative to it. */
   readonly #epoch: number;
 
-  /** id → slot; the only per-entry structure that is not a typed array. */
+  /** id → slot, for cancel, replace, has and dueAt by id. */
   #index = new Map<string, number>();
   #levels: WheelLevels;
 
@@ -94,31 +85,18 @@ export class TimingWheel {
 
   /** Creates a stopped wheel; entries can be scheduled before {@link start}. */
   constructor(options: TimingWheelOptions = {}) {
-    const { tickMs = 10, wheelSize = 64, maxPerTurn = 10_000 } = options;
-    if (!Number.isInteger(tickMs) || tickMs <= 0) {
-      throw new RangeError(`TimingWheel: tickMs must be a positive integer, got ${show(tickMs)}`);
-    }
-    if (!Number.isInteger(wheelSize) || wheelSize < 2) {
-      throw new RangeError(
-        `TimingWheel: wheelSize must be an integer of at least 2, got ${show(wheelSize)}`,
-      );
-    }
-    if (!Number.isInteger(maxPerTurn) || maxPerTurn <= 0) {
-      throw new RangeError(
-        `TimingWheel: maxPerTurn must be a positive integer, got ${show(maxPerTurn)}`,
-      );
-    }
-    this.#tickMs = tickMs;
-    this.#wheelSize = wheelSize;
-    this.#maxPerTurn = maxPerTurn;
-    this.#clock = options.clock ?? systemClock;
-    this.#unref = options.unref ?? false;
-    this.#onError = options.onError ?? defaultOnError;
+    const resolved = resolveWheelOptions(options);
+    this.#tickMs = resolved.tickMs;
+    this.#wheelSize = resolved.wheelSize;
+    this.#maxPerTurn = resolved.maxPerTurn;
+    this.#clock = resolved.clock;
+    this.#unref = resolved.unref;
+    this.#onError = resolved.onError;
     this.#epoch = this.#clock.now();
     if (!Number.isFinite(this.#epoch)) {
-      throw new RangeError(`TimingWheel: clock.now() must be finite, got ${show(this.#epoch)}`);
+      throw new RangeError(`new TimingWheel: clock.now() must be finite, got ${show(this.#epoch)}`);
     }
-    this.#levels = new WheelLevels(wheelSize, 0);
+    this.#levels = new WheelLevels(this.#wheelSize, 0);
   }
 
   /**
@@ -142,11 +120,10 @@ export class TimingWheel {
     if (s === undefined) {
       s = slots.alloc();
       this.#index.set(id, s);
-      slots.ids[s] = id;
     } else {
       slots.unlink(s);
     }
-    slots.fns[s] = callback;
+    slots.setRefs(s, id, callback);
     slots.setTime(s, atMs);
     // An idle wheel's current tick is stale; catch up so the entry lands in the right level
     // instead of cascading through buckets that are already due.
@@ -255,8 +232,8 @@ export class TimingWheel {
 
   #fire(s: number): void {
     const slots = this.#levels.slots;
-    const id = slots.ids[s] as string;
-    const fn = slots.fns[s] as WheelCallback;
+    const id = slots.idOf(s);
+    const fn = slots.callbackOf(s);
     // Free first, so the callback can schedule the same id again.
     this.#index.delete(id);
     slots.free(s);

@@ -30,10 +30,12 @@ export class WheelSlots {
    * `dueAt` answers exactly. Sentinel slots: the bucket's expiry tick while queued, else -1.
    */
   time: Float64Array;
-  /** Callback per entry slot; cleared on free so the closure can be collected. */
-  fns: (WheelCallback | undefined)[] = [];
-  /** Id per entry slot; needed on fire to drop the index entry and to report errors. */
-  ids: (string | undefined)[] = [];
+  /**
+   * `refs[2s]` is the entry's id (needed on fire to drop the index entry and to report errors),
+   * `refs[2s + 1]` its callback. One array, so both come in on the same cache line; cleared on
+   * free so the closure can be collected.
+   */
+  refs: (string | WheelCallback | undefined)[] = [];
   #capacity: number;
   #top = 0;
   #free = NIL;
@@ -80,18 +82,31 @@ export class WheelSlots {
     return s;
   }
 
+  /** Sets an entry's id and callback. */
+  setRefs(s: number, id: string, callback: WheelCallback): void {
+    this.refs[s << 1] = id;
+    this.refs[(s << 1) | 1] = callback;
+  }
+
+  idOf(s: number): string {
+    return this.refs[s << 1] as string;
+  }
+
+  callbackOf(s: number): WheelCallback {
+    return this.refs[(s << 1) | 1] as WheelCallback;
+  }
+
   #fresh(): number {
     if (this.#top === this.#capacity) this.#grow();
     // Appending keeps the JS arrays packed (a hole would make every access check for one).
-    this.fns.push(undefined);
-    this.ids.push(undefined);
+    this.refs.push(undefined, undefined);
     return this.#top++;
   }
 
   /** Returns an unlinked entry slot to the free list. */
   free(s: number): void {
-    this.fns[s] = undefined;
-    this.ids[s] = undefined;
+    this.refs[s << 1] = undefined;
+    this.refs[(s << 1) | 1] = undefined;
     this.link[s << 2] = this.#free;
     this.#free = s;
   }

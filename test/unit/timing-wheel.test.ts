@@ -279,6 +279,8 @@ describe("TimingWheel", () => {
   for (
     const config of [
       { seed: 1, ops: 4_000, tickMs: 10, wheelSize: 64, maxPerTurn: 10_000 },
+      // The defaults.
+      { seed: 4, ops: 2_000, tickMs: 10, wheelSize: 256, maxPerTurn: 10_000 },
       // Two buckets per level: every entry cascades through many levels.
       { seed: 2, ops: 2_000, tickMs: 5, wheelSize: 2, maxPerTurn: 10_000 },
       // Tiny turns: every flush is split across yields.
