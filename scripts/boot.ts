@@ -20,6 +20,8 @@ import {
 } from "../src/mod.ts";
 import { RedisStorage } from "../src/storage/redis/redis-storage.ts";
 import { connectRedisTcp } from "../src/adapters/redis-tcp.ts";
+import { RestTransport } from "../src/storage/redis/rest-transport.ts";
+import { RestRedisStorage } from "../src/storage/redis/rest-storage.ts";
 import {
   env,
   exit,
@@ -30,6 +32,7 @@ import {
 } from "../src/adapters/runtime.ts";
 import { serve } from "../src/adapters/serve.ts";
 import { createApp } from "../routes/app.ts";
+import { dashboard } from "../routes/dashboard.ts";
 import process from "node:process";
 
 export const VERSION = "0.1.0";
@@ -56,6 +59,17 @@ export function createStorage(config: WorkerConfig): { storage: Storage; descrip
         prefix: config.prefix,
       }),
       description: `redis ${safe} (prefix ${config.prefix})`,
+    };
+  }
+  if (config.rest) {
+    // Over REST the worker learns of new work from the SSE stream; claims of a drained pool
+    // are skipped until an event arrives or the 10 s backstop passes (rest-storage.ts).
+    return {
+      storage: new RestRedisStorage({
+        transport: new RestTransport(config.rest),
+        prefix: config.prefix,
+      }),
+      description: `redis over REST ${config.rest.url} (prefix ${config.prefix})`,
     };
   }
   return {
@@ -121,7 +135,12 @@ export async function boot(runWorkers: boolean): Promise<Booted> {
     console.error(`skedulr: storage: ${(error as Error).message}`);
     exit(1);
   }
-  const app = createApp({ scheduler, token: config.token ?? undefined, version: VERSION });
+  const app = createApp({
+    scheduler,
+    token: config.token ?? undefined,
+    version: VERSION,
+    dashboard,
+  });
   const hostname = config.token ? "0.0.0.0" : "127.0.0.1";
   const server = await serve(app.fetch, { port: config.port, hostname });
   const url = `http://${hostname === "0.0.0.0" ? "localhost" : hostname}:${server.port}/skedulr`;
@@ -141,7 +160,7 @@ export async function boot(runWorkers: boolean): Promise<Booted> {
       : "  auth:      none — listening on 127.0.0.1 only; set SKEDULR_TOKEN to listen on all interfaces",
   );
 
-  const demo = env("SKEDULR_DEMO") ?? (config.redisUrl ? "0" : "1");
+  const demo = env("SKEDULR_DEMO") ?? (config.redisUrl || config.rest ? "0" : "1");
   if (runWorkers && demo === "1" && scheduler.types.includes("send_email")) {
     await runDemo(scheduler);
   }

@@ -42,7 +42,7 @@ export const ENV_VARS: Record<string, string> = {
   SKEDULR_POOLS:
     "pool sizes, e.g. default=10,critical=4,background=2 (default: default=10,critical=4)",
   SKEDULR_DEMO:
-    "1 submits the example tasks at start (default: 1 on the embedded store, 0 on Redis)",
+    "1 submits the example tasks at start (default: 1 on the embedded store, 0 on Redis or REST)",
   SKEDULR_LEASE_MS: "lease of a running task in ms (default 30000)",
   SKEDULR_JOBS:
     "module whose default export maps task type → handler (default ./jobs.ts if present)",

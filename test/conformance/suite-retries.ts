@@ -177,6 +177,12 @@ export function retriesSuite(backend: string, factory: StorageFactory): void {
         await h.clock.advance(60_000);
         assert.equal(attempts, 1);
         assert.equal((await h.s.get(id))?.status, "cancelled");
+        const history = await h.s.history({ q: id });
+        assert.deepEqual(
+          history.items.map((a) => [a.status, a.error?.message]),
+          [["cancelled", "cancelled by request"]],
+          "the interrupted attempt is kept in history",
+        );
       } finally {
         await h.close();
       }

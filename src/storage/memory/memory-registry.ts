@@ -10,6 +10,7 @@ import {
   FINAL_STATUSES,
   type NewTask,
   type ScheduleRecord,
+  type TaskError,
 } from "../../core/task.ts";
 import type {
   FireResult,
@@ -89,7 +90,12 @@ export abstract class MemoryRegistry {
     return ALL_STATUSES.filter((s) => !FINAL_STATUSES.has(s)).reduce((n, s) => n + counts[s], 0);
   }
 
-  protected recordAttempt(row: Row, status: AttemptRecord["status"], now: number): void {
+  protected recordAttempt(
+    row: Row,
+    status: AttemptRecord["status"],
+    now: number,
+    error: TaskError | null = row.error,
+  ): void {
     const durationMs = Math.max(0, now - (row.startedAt ?? now));
     this.#history.push({
       n: ++this.#historySeq,
@@ -98,7 +104,7 @@ export abstract class MemoryRegistry {
       pool: row.pool,
       attempt: row.attempt,
       status,
-      error: status === "succeeded" ? null : row.error && { ...row.error },
+      error: status === "succeeded" ? null : error && { ...error },
       startedAt: row.startedAt ?? now,
       finishedAt: now,
       durationMs,

@@ -188,6 +188,7 @@ export class MemoryStorage extends MemoryRegistry implements Storage {
       return Promise.reject(new ConflictError(`Task "${id}" already ended ${row.status}`));
     }
     const wasRunning = row.status === "running";
+    if (wasRunning) this.recordAttempt(row, "cancelled", now, { message: reason });
     row.cancelReason = reason;
     this.#finish(row, "cancelled", now);
     if (wasRunning) this.emit({ kind: "cancel", id });

@@ -4,7 +4,8 @@
  * Any number of instances share one Redis; no lock is ever held from TypeScript. The
  * behaviour mirrors the embedded store (src/storage/memory/) transition for transition, and
  * the conformance suite runs against both. Claims are batched (one script call claims up to
- * the free slots); completions and failures issued in the same tick share one script call.
+ * the free slots); claims, completions and failures issued in the same tick share one script
+ * call each.
  */
 import { NotFoundError } from "../../core/errors.ts";
 import type {
@@ -35,6 +36,7 @@ import {
   type FailItem,
   resubmitMatching,
 } from "./endings.ts";
+import { claimBatcher, type ClaimItem } from "./claims.ts";
 import { checkReply } from "./codes.ts";
 import { decodeTask, encodeTask, newRecord } from "./codec.ts";
 import { countArg, RedisContext } from "./context.ts";
@@ -79,6 +81,7 @@ export class RedisStorage implements Storage {
   readonly #events: EventHub;
   readonly #completes: Batcher<CompleteItem, boolean>;
   readonly #fails: Batcher<FailItem, "retrying" | "dead" | null>;
+  readonly #claims: Batcher<ClaimItem, TaskRecord[]>;
 
   constructor(options: RedisStorageOptions) {
     this.#options = options;
@@ -88,6 +91,7 @@ export class RedisStorage implements Storage {
     this.#events = new EventHub(options.transport, keys.events(prefix));
     this.#completes = completeBatcher(this.#ctx);
     this.#fails = failBatcher(this.#ctx);
+    this.#claims = claimBatcher(this.#ctx);
   }
 
   /** The key prefix of this store, e.g. `skedulr:{default}:`. */
@@ -140,17 +144,10 @@ export class RedisStorage implements Storage {
     return listTasks(this.#ctx, filter);
   }
 
-  async claim(pool: string, max: number, owner: LeaseOwner, now: number): Promise<TaskRecord[]> {
+  claim(pool: string, max: number, owner: LeaseOwner, now: number): Promise<TaskRecord[]> {
     const n = countArg(max, "loop");
-    if (n === 0) return [];
-    const reply = await this.#ctx.run("claim", [
-      String(now),
-      pool,
-      String(n),
-      owner.workerId,
-      String(owner.leaseMs),
-    ]) as RedisReply[];
-    return reply.map((flat) => decodeTask(flat)!.record);
+    if (n === 0) return Promise.resolve([]);
+    return this.#claims.add({ pool, max: n, owner, now });
   }
 
   async renewLeases(ids: string[], owner: LeaseOwner, now: number): Promise<string[]> {

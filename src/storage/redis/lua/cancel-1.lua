@@ -8,6 +8,7 @@
   ARGV[4]  history maxAgeMs (row retention)
   ARGV[5]  history maxCount
 
+  A running task's attempt is recorded in history as `cancelled`, with the reason as error.
   The task leaves its queue, the delayed set or its lease; finishedAt and cancelReason are
   set, its key released and its workflow children settled. A running task's owner learns
   through a `cancel` event (and loses the lease at its next renewal).
@@ -28,6 +29,8 @@ if t.status == 'succeeded' or t.status == 'dead' or t.status == 'cancelled' then
   return {-6, t.status}
 end
 local wasRunning = t.status == 'running'
+-- A running attempt ends here: history keeps it, with the reason as its error.
+if wasRunning then recordAttempt(t, 'cancelled', cjson.encode({message = ARGV[3]}), now) end
 finish(t, 'cancelled', now, {'cancelReason', ARGV[3]})
 if wasRunning then publish({kind = 'cancel', id = id}) end
 -- The record as cancelled, read before retention may delete the row.

@@ -1,0 +1,99 @@
+/**
+ * @module cloudflare-worker — the Skedulr API and dashboard as a Cloudflare Worker
+ * (`wrangler.toml` names this file as `main`), with Redis over Upstash REST.
+ *
+ * The Worker only serves HTTP: no pools, no timing wheel, no pub/sub stream. Tasks it
+ * accepts are run by resident workers (`bun run worker`, `deno task worker`) on the same
+ * Redis and key prefix. Configuration comes from the Worker's environment:
+ *
+ *   UPSTASH_REDIS_REST_URL, UPSTASH_REDIS_REST_TOKEN   the REST endpoint (required)
+ *   SKEDULR_TOKEN    bearer token for the API and dashboard (optional; without it the
+ *                    API is open to anyone who can reach the Worker)
+ *   SKEDULR_PREFIX   Redis key prefix, the same as the workers' (default skedulr)
+ *
+ * Everything is built per request: Workers forbid carrying I/O (the REST client's
+ * in-flight batch) from one request into another, and building the app costs well under a
+ * millisecond. See docs/EDGE.md for deployment.
+ */
+import { createApp } from "../routes/app.ts";
+import { dashboard } from "../routes/dashboard.ts";
+import { HttpTaskPayloadSchema, Scheduler, silentLogger } from "../src/mod.ts";
+import { RedisStorage } from "../src/storage/redis/redis-storage.ts";
+import { RestTransport } from "../src/storage/redis/rest-transport.ts";
+
+/** The bindings this Worker reads. */
+export interface Env {
+  UPSTASH_REDIS_REST_URL?: string;
+  UPSTASH_REDIS_REST_TOKEN?: string;
+  SKEDULR_TOKEN?: string;
+  SKEDULR_PREFIX?: string;
+}
+
+const VERSION = "0.1.0";
+
+/** Names each missing or bad variable, or returns null when the env is usable. */
+export function checkEnv(env: Env): string | null {
+  const problems: string[] = [];
+  const url = env.UPSTASH_REDIS_REST_URL?.trim();
+  if (!url) problems.push("UPSTASH_REDIS_REST_URL is not set (wrangler secret put ...)");
+  else if (!/^https?:\/\/\S+$/.test(url)) {
+    problems.push(`UPSTASH_REDIS_REST_URL: expected an http(s) URL, got ${JSON.stringify(url)}`);
+  }
+  if (!env.UPSTASH_REDIS_REST_TOKEN?.trim()) {
+    problems.push("UPSTASH_REDIS_REST_TOKEN is not set (wrangler secret put ...)");
+  }
+  const token = env.SKEDULR_TOKEN?.trim();
+  if (token !== undefined && token !== "" && token.length < 16) {
+    problems.push("SKEDULR_TOKEN: use at least 16 characters");
+  }
+  const prefix = env.SKEDULR_PREFIX?.trim();
+  if (prefix && !/^[A-Za-z0-9_.:-]{1,64}$/.test(prefix)) {
+    problems.push(`SKEDULR_PREFIX: letters, digits and _ . : - only (≤ 64), got "${prefix}"`);
+  }
+  return problems.length ? problems.join("; ") : null;
+}
+
+/** Handles one request with a fresh app over a fresh REST transport. */
+export async function handle(request: Request, env: Env): Promise<Response> {
+  const problem = checkEnv(env);
+  if (problem) {
+    return Response.json(
+      { error: { code: "misconfigured", message: `Worker configuration: ${problem}` } },
+      { status: 500 },
+    );
+  }
+  const transport = new RestTransport({
+    url: env.UPSTASH_REDIS_REST_URL!.trim(),
+    token: env.UPSTASH_REDIS_REST_TOKEN!.trim(),
+  });
+  // No init(): it would open a pub/sub stream that a request-scoped Worker cannot keep,
+  // and the eviction check belongs to the resident workers that start once.
+  const storage = new RedisStorage({
+    transport,
+    prefix: env.SKEDULR_PREFIX?.trim() || "skedulr",
+    checkEvictionPolicy: false,
+  });
+  const scheduler = new Scheduler({ storage, pools: {}, logger: silentLogger, host: "edge" });
+  // Registered for its payload schema only: submits of http tasks are checked at the edge
+  // the same way a worker checks them; the workers run them.
+  scheduler.register("http", () => {
+    throw new Error("http tasks run on the resident workers, not in the Worker");
+  }, { payloadSchema: HttpTaskPayloadSchema });
+  const app = createApp({
+    scheduler,
+    token: env.SKEDULR_TOKEN?.trim() || undefined,
+    version: VERSION,
+    dashboard,
+  });
+  try {
+    return await app.fetch(request);
+  } finally {
+    await transport.close();
+  }
+}
+
+export default {
+  fetch(request: Request, env: Env): Promise<Response> {
+    return handle(request, env);
+  },
+};

@@ -1,0 +1,224 @@
+/**
+ * @module rest-gateway-resp — a minimal RESP2 connection for the REST gateway.
+ *
+ * The gateway must hand back bulk strings byte for byte (base64 of the raw bytes), so it
+ * cannot use a client that decodes replies to JS strings (Bun's `RedisClient`, ioredis
+ * without `callBuffer`). This speaks RESP2 over `node:net`, which works on Bun and Deno
+ * alike, and keeps bulk strings as `Uint8Array`. Replies come back in command order, so a
+ * batch written in one `write` is never interleaved with another request's commands: that
+ * is what makes `/multi-exec` (MULTI ... EXEC written at once) atomic on a shared socket.
+ */
+import { connect, type Socket } from "node:net";
+
+/** A RESP2 reply: bulk strings as bytes, simple strings as text, errors as {@link RespError}. */
+export type RespValue = Uint8Array | string | number | null | RespError | RespValue[];
+
+/** An error reply (`-ERR ...`). */
+export class RespError {
+  constructor(readonly message: string) {}
+}
+
+const CRLF = new Uint8Array([13, 10]);
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** Encodes one command as a RESP array of bulk strings. */
+export function encodeCommand(args: (string | Uint8Array)[]): Uint8Array {
+  const parts: Uint8Array[] = [encoder.encode(`*${args.length}\r\n`)];
+  for (const arg of args) {
+    const bytes = typeof arg === "string" ? encoder.encode(arg) : arg;
+    parts.push(encoder.encode(`$${bytes.length}\r\n`), bytes, CRLF);
+  }
+  return concat(parts);
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+/** Incremental RESP2 parser: feed bytes, take complete replies. */
+export class RespParser {
+  #buf: Uint8Array = new Uint8Array(0);
+  #pos = 0;
+
+  feed(chunk: Uint8Array): RespValue[] {
+    this.#buf = this.#pos < this.#buf.length
+      ? concat([this.#buf.subarray(this.#pos), chunk])
+      : chunk;
+    this.#pos = 0;
+    const out: RespValue[] = [];
+    for (;;) {
+      const start = this.#pos;
+      const value = this.#read();
+      if (value === undefined) {
+        this.#pos = start; // incomplete: wait for more bytes
+        return out;
+      }
+      out.push(value);
+    }
+  }
+
+  #line(): string | undefined {
+    const buf = this.#buf;
+    for (let i = this.#pos; i + 1 < buf.length; i++) {
+      if (buf[i] === 13 && buf[i + 1] === 10) {
+        const line = decoder.decode(buf.subarray(this.#pos, i));
+        this.#pos = i + 2;
+        return line;
+      }
+    }
+    return undefined;
+  }
+
+  #read(): RespValue | undefined {
+    if (this.#pos >= this.#buf.length) return undefined;
+    const type = this.#buf[this.#pos++];
+    const line = this.#line();
+    if (line === undefined) return undefined;
+    switch (type) {
+      case 43: // +
+        return line;
+      case 45: // -
+        return new RespError(line);
+      case 58: // :
+        return Number(line);
+      case 36: { // $
+        const len = Number(line);
+        if (len < 0) return null;
+        if (this.#pos + len + 2 > this.#buf.length) return undefined;
+        const bytes = this.#buf.slice(this.#pos, this.#pos + len);
+        this.#pos += len + 2;
+        return bytes;
+      }
+      case 42: { // *
+        const len = Number(line);
+        if (len < 0) return null;
+        const items: RespValue[] = [];
+        for (let i = 0; i < len; i++) {
+          const item = this.#read();
+          if (item === undefined) return undefined;
+          items.push(item);
+        }
+        return items;
+      }
+      default:
+        throw new Error(`RESP: unexpected type byte ${type} (is this a Redis server?)`);
+    }
+  }
+}
+
+interface Waiter {
+  resolve(value: RespValue): void;
+  reject(error: Error): void;
+}
+
+/**
+ * One RESP2 connection, pipelining every command sent on it. Rejects pending and new
+ * commands once the socket is gone; the gateway then opens a new one.
+ */
+export class RespConnection {
+  readonly #socket: Socket;
+  readonly #parser = new RespParser();
+  readonly #waiters: Waiter[] = [];
+  #closed: Error | null = null;
+  readonly ready: Promise<void>;
+  /** Unsolicited replies (pub/sub pushes) once {@link RespConnection.onPush} is set. */
+  onPush: ((value: RespValue) => void) | null = null;
+  /** Called once when the socket ends or fails. */
+  onClose: ((error: Error) => void) | null = null;
+
+  constructor(host: string, port: number) {
+    this.#socket = connect(port, host);
+    this.#socket.setNoDelay(true);
+    this.ready = new Promise((resolve, reject) => {
+      this.#socket.once("connect", () => resolve());
+      this.#socket.once("error", reject);
+    });
+    this.ready.catch(() => {});
+    this.#socket.on("data", (chunk: Uint8Array) => {
+      let values: RespValue[];
+      try {
+        values = this.#parser.feed(new Uint8Array(chunk));
+      } catch (error) {
+        this.#fail(error as Error);
+        return;
+      }
+      for (const v of values) {
+        const w = this.#waiters.shift();
+        if (w) w.resolve(v);
+        else this.onPush?.(v);
+      }
+    });
+    this.#socket.on("error", (error: Error) => this.#fail(error));
+    this.#socket.on("close", () => this.#fail(new Error("Redis connection closed")));
+  }
+
+  get closed(): boolean {
+    return this.#closed !== null;
+  }
+
+  #fail(error: Error): void {
+    if (this.#closed) return;
+    this.#closed = error;
+    for (const w of this.#waiters.splice(0)) w.reject(error);
+    this.#socket.destroy();
+    this.onClose?.(error);
+  }
+
+  /** Writes every command at once and resolves with their replies, in order. */
+  sendMany(cmds: (string | Uint8Array)[][]): Promise<RespValue[]> {
+    if (this.#closed) return Promise.reject(this.#closed);
+    const replies = cmds.map(() =>
+      new Promise<RespValue>((resolve, reject) => this.#waiters.push({ resolve, reject }))
+    );
+    this.#socket.write(concat(cmds.map(encodeCommand)));
+    return Promise.all(replies);
+  }
+
+  async send(cmd: (string | Uint8Array)[]): Promise<RespValue> {
+    return (await this.sendMany([cmd]))[0];
+  }
+
+  /** Writes a command whose replies arrive as pushes (SUBSCRIBE): no waiter is queued. */
+  write(cmd: string[]): void {
+    if (!this.#closed) this.#socket.write(encodeCommand(cmd));
+  }
+
+  close(): void {
+    this.#fail(new Error("Redis connection closed by the gateway"));
+  }
+}
+
+/** Opens a connection to a `redis://[:password@]host:port[/db]` URL, authenticated and on its db. */
+export async function openResp(url: string): Promise<RespConnection> {
+  const u = new URL(url);
+  const conn = new RespConnection(u.hostname || "127.0.0.1", Number(u.port || 6379));
+  await conn.ready;
+  const setup: string[][] = [];
+  const password = decodeURIComponent(u.password);
+  if (password) {
+    setup.push(
+      u.username ? ["AUTH", decodeURIComponent(u.username), password] : [
+        "AUTH",
+        password,
+      ],
+    );
+  }
+  const db = u.pathname.replace(/^\//, "");
+  if (db) setup.push(["SELECT", db]);
+  if (setup.length) {
+    for (const reply of await conn.sendMany(setup)) {
+      if (reply instanceof RespError) {
+        conn.close();
+        throw new Error(`Redis refused the connection setup: ${reply.message}`);
+      }
+    }
+  }
+  return conn;
+}

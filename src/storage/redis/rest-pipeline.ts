@@ -1,0 +1,167 @@
+/**
+ * @module rest-pipeline — how commands leave the REST transport: batched, and in order.
+ *
+ * Two modes over `@upstash/redis`:
+ * - `ordered` (default): like one pipelined TCP connection. Commands queue in issue order;
+ *   at most one HTTP request is in flight, and everything issued meanwhile leaves together
+ *   as the next `POST /pipeline` (up to 1000 commands). Replies are handed out in issue
+ *   order, so a caller always learns its own command's reply before any later command's,
+ *   as over TCP: without that, a status read can see "running" before the worker has
+ *   processed the claim that made it so (two suite tests failed that way before the
+ *   harness waited for quiet storage).
+ * - `client`: the client's own auto-pipelining (a Proxy that batches one tick's commands).
+ *   It sends reads and writes as two concurrent requests and overlaps requests, so it gives
+ *   no such order; for a pool of 50 draining 10k tasks it also sent about 20% more
+ *   requests and was no faster (`scripts/bench/rest.ts`, phase `modes`). Selectable for
+ *   comparison.
+ * The commands RedisStorage sends in bulk are mapped to the client's typed methods (the
+ * only way into its pipelines); any other command goes alone through its generic `exec`.
+ */
+import type { Pipeline, Redis } from "@upstash/redis/cloudflare";
+
+/** Which batching the transport uses; see the module comment. */
+export type PipelineMode = "ordered" | "client";
+
+/** Most commands per request, as the client's own auto-pipeline caps them. */
+const MAX_BATCH = 1000;
+
+/** The typed methods used, on a client or a pipeline (declared loosely: raw string args). */
+interface Target {
+  evalsha(sha: string, keys: string[], args: string[]): unknown;
+  eval(script: string, keys: string[], args: string[]): unknown;
+  hgetall(key: string): unknown;
+  scriptLoad(script: string): unknown;
+  ping(): unknown;
+  zrange(
+    key: string,
+    min: string,
+    max: string,
+    opts?: { byScore: true; withScores: true; offset: number; count: number },
+  ): unknown;
+}
+
+/**
+ * Calls the typed method of `target` (a Redis client or one of its pipelines) that sends
+ * exactly `cmd`, or returns false when there is none.
+ */
+export function typedCall(client: Redis | Pipeline, cmd: string[]): unknown | false {
+  const target = client as unknown as Target;
+  const name = cmd[0].toUpperCase();
+  if (name === "EVALSHA" || name === "EVAL") {
+    const n = Number(cmd[2]);
+    if (!Number.isInteger(n) || n < 0 || 3 + n > cmd.length) return false;
+    const keys = cmd.slice(3, 3 + n);
+    const args = cmd.slice(3 + n);
+    return name === "EVALSHA"
+      ? target.evalsha(cmd[1], keys, args)
+      : target.eval(cmd[1], keys, args);
+  }
+  if (name === "HGETALL" && cmd.length === 2) return target.hgetall(cmd[1]);
+  if (name === "SCRIPT" && cmd.length === 3 && cmd[1].toUpperCase() === "LOAD") {
+    return target.scriptLoad(cmd[2]);
+  }
+  if (name === "PING" && cmd.length === 1) return target.ping();
+  if (name === "ZRANGE" && cmd.length === 4) return target.zrange(cmd[1], cmd[2], cmd[3]);
+  if (
+    name === "ZRANGEBYSCORE" && cmd.length === 8 && cmd[4].toUpperCase() === "WITHSCORES" &&
+    cmd[5].toUpperCase() === "LIMIT"
+  ) {
+    // Same reply as ZRANGE ... BYSCORE LIMIT o c WITHSCORES, the form the client sends.
+    return target.zrange(cmd[1], cmd[2], cmd[3], {
+      byScore: true,
+      withScores: true,
+      offset: Number(cmd[6]),
+      count: Number(cmd[7]),
+    });
+  }
+  return false;
+}
+
+/** One reply or the raw error text the server gave for that command. */
+export type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+interface Item {
+  cmd: string[];
+  settle(outcome: Outcome): void;
+}
+
+/**
+ * The `ordered` mode: a FIFO of commands with one request in flight.
+ *
+ * @example
+ * const p = new OrderedPipeline(redis);
+ * const [a, b] = await Promise.all([p.send(["PING"]), p.send(["HGETALL", "k"])]); // one request
+ */
+export class OrderedPipeline {
+  readonly #redis: Redis;
+  #queue: Item[] = [];
+  #busy = false;
+
+  constructor(redis: Redis) {
+    this.#redis = redis;
+  }
+
+  send(cmd: string[]): Promise<Outcome> {
+    return new Promise((settle) => {
+      this.#queue.push({ cmd, settle });
+      if (!this.#busy) {
+        this.#busy = true;
+        // Let the commands of this tick (Promise.all, a batch of script calls) join first.
+        queueMicrotask(() => queueMicrotask(() => queueMicrotask(() => this.#drain())));
+      }
+    });
+  }
+
+  async #drain(): Promise<void> {
+    let items: Item[] = [];
+    let start = 0;
+    try {
+      while (this.#queue.length > 0) {
+        items = this.#queue.splice(0, MAX_BATCH);
+        start = 0;
+        // Typed runs share one pipeline request; a command with no typed method goes alone,
+        // between them, so the order holds across both.
+        while (start < items.length) {
+          let end = start;
+          const pipeline = this.#redis.pipeline();
+          while (end < items.length && typedCall(pipeline, items[end].cmd) !== false) end++;
+          if (end - start <= 1) {
+            await this.#single(items[start]);
+            start++;
+          } else {
+            await this.#batch(pipeline, items.slice(start, end));
+            start = end;
+          }
+        }
+      }
+    } catch (error) {
+      // Not a Redis or HTTP failure (those settle their items): fail what is left, loudly.
+      const left = [...items.slice(start), ...this.#queue.splice(0)];
+      for (const item of left) item.settle({ ok: false, error });
+    } finally {
+      this.#busy = false;
+    }
+  }
+
+  async #single(item: Item): Promise<void> {
+    try {
+      item.settle({ ok: true, value: await this.#redis.exec(item.cmd as [string, ...string[]]) });
+    } catch (error) {
+      item.settle({ ok: false, error });
+    }
+  }
+
+  async #batch(pipeline: Pipeline, items: Item[]): Promise<void> {
+    let replies: { error?: string; result?: unknown }[];
+    try {
+      replies = await pipeline.exec({ keepErrors: true }) as typeof replies;
+    } catch (error) {
+      for (const item of items) item.settle({ ok: false, error });
+      return;
+    }
+    items.forEach((item, i) => {
+      const r = replies[i];
+      item.settle(r?.error ? { ok: false, error: r.error } : { ok: true, value: r?.result });
+    });
+  }
+}

@@ -1,0 +1,206 @@
+/**
+ * @module rest-transport — {@link RedisTransport} over Upstash's REST protocol with
+ * `@upstash/redis`, for runtimes that cannot open TCP sockets (Cloudflare Workers, Deno
+ * Deploy) and for resident workers that reach Redis only over HTTPS.
+ *
+ * - Commands are batched into `POST /pipeline` requests and answered in issue order, like
+ *   one pipelined TCP connection (see rest-pipeline.ts for why, and for the client's own
+ *   auto-pipelining, which `pipelineMode: "client"` selects).
+ * - Replies arrive base64-encoded (binary-safe on the wire) and the client decodes them to
+ *   UTF-8 text; they are already RESP2-shaped. `automaticDeserialization` is off, so a
+ *   value that looks like JSON stays the string it is.
+ * - Scripts run through the same {@link ScriptRunner} as over TCP: EVALSHA, then EVAL on
+ *   NOSCRIPT, which this transport reports as a {@link RedisCommandError} like TCP does.
+ * - No blocking commands exist over REST. Pub/sub is one SSE stream per channel
+ *   ({@link SseChannel}), re-opened when it drops; {@link RestTransport.onReconnect} tells
+ *   the storage that messages may have been missed.
+ *
+ * Web-standard only (fetch, streams, Web Crypto), which is why the client comes from
+ * `@upstash/redis/cloudflare`: that entry reads no `process.env`.
+ */
+import { Redis } from "@upstash/redis/cloudflare";
+import { OrderedPipeline, type Outcome, type PipelineMode, typedCall } from "./rest-pipeline.ts";
+import { SseChannel } from "./rest-sse.ts";
+import {
+  RedisCommandError,
+  type RedisReply,
+  type RedisTransport,
+  type Unsubscribe,
+} from "./transport.ts";
+
+export interface RestTransportOptions {
+  /** The REST endpoint, e.g. `https://eu1-xyz.upstash.io` or the local gateway's URL. */
+  url: string;
+  token: string;
+  /** Retries of a request whose fetch failed outright (default 3; HTTP errors are final). */
+  retries?: number;
+  /** How commands are batched (default `ordered`; see rest-pipeline.ts). */
+  pipelineMode?: PipelineMode;
+}
+
+interface Channel {
+  sse: SseChannel;
+  listeners: Set<(message: string) => void>;
+}
+
+/**
+ * A {@link RedisTransport} over Upstash REST.
+ *
+ * @example
+ * const transport = new RestTransport({ url: env.UPSTASH_REDIS_REST_URL, token: env.UPSTASH_REDIS_REST_TOKEN });
+ * const storage = new RedisStorage({ transport, checkEvictionPolicy: false });
+ */
+export class RestTransport implements RedisTransport {
+  readonly name = "upstash";
+  readonly url: string;
+  readonly #token: string;
+  readonly #redis: Redis;
+  readonly #ordered: OrderedPipeline | null;
+  readonly #channels = new Map<string, Channel>();
+  readonly #reconnectListeners = new Set<() => void>();
+  #closed = false;
+  #requests = 0;
+
+  constructor(options: RestTransportOptions) {
+    if (!/^https?:\/\/[^/\s]/.test(options.url)) {
+      throw new TypeError(
+        `RestTransport: url must be an http(s) URL, got ${JSON.stringify(options.url)}`,
+      );
+    }
+    if (!options.token) throw new TypeError("RestTransport: token is empty");
+    this.url = options.url.replace(/\/+$/, "");
+    this.#token = options.token;
+    const retries = options.retries ?? 3;
+    const mode = options.pipelineMode ?? "ordered";
+    this.#redis = new Redis({
+      url: this.url,
+      token: options.token,
+      // Replies stay the strings Redis sent: no JSON guessing on values.
+      automaticDeserialization: false,
+      enableTelemetry: false,
+      enableAutoPipelining: mode === "client",
+      retry: retries > 0
+        ? { retries, backoff: (n: number) => Math.min(1_000, 50 * 2 ** n) }
+        : false,
+    });
+    this.#redis.use((req, next) => {
+      this.#requests++;
+      return next(req);
+    });
+    this.#ordered = mode === "ordered" ? new OrderedPipeline(this.#redis) : null;
+  }
+
+  /** HTTP requests sent so far (pipelines count once, SSE opens included). */
+  get requests(): number {
+    return this.#requests;
+  }
+
+  async send(cmd: string[]): Promise<RedisReply> {
+    if (this.#closed) throw new Error(`Redis transport is closed; cannot send ${cmd[0]}`);
+    const outcome = await this.#send(cmd);
+    if (!outcome.ok) throw toError(outcome.error, this.url);
+    return toReply(outcome.value);
+  }
+
+  #send(cmd: string[]): Promise<Outcome> {
+    if (this.#ordered) return this.#ordered.send(cmd);
+    // The client's auto-pipelining Proxy batches the typed calls of one tick.
+    const typed = typedCall(this.#redis, cmd);
+    const call = typed === false
+      ? this.#redis.exec(cmd as [string, ...string[]])
+      : typed as Promise<unknown>;
+    return call.then((value) => ({ ok: true, value }), (error) => ({ ok: false, error }));
+  }
+
+  pipeline(cmds: string[][]): Promise<(RedisReply | RedisCommandError)[]> {
+    // Issued in one tick, so the client sends them as one pipeline request.
+    return Promise.all(cmds.map((cmd) =>
+      this.send(cmd).catch((error) => {
+        if (error instanceof RedisCommandError) return error;
+        throw error;
+      })
+    ));
+  }
+
+  async subscribe(channel: string, onMessage: (message: string) => void): Promise<Unsubscribe> {
+    if (this.#closed) throw new Error(`Redis transport is closed; cannot subscribe ${channel}`);
+    let ch = this.#channels.get(channel);
+    if (!ch) {
+      const listeners = new Set<(message: string) => void>();
+      const sse = new SseChannel({
+        url: this.url,
+        token: this.#token,
+        channel,
+        onMessage: (message) => {
+          for (const listener of listeners) listener(message);
+        },
+        onConnected: (reconnected) => {
+          if (reconnected) { for (const listener of this.#reconnectListeners) listener(); }
+        },
+        onRequest: () => this.#requests++,
+      });
+      ch = { sse, listeners };
+      this.#channels.set(channel, ch);
+    }
+    const current = ch;
+    current.listeners.add(onMessage);
+    try {
+      await current.sse.ready;
+    } catch (error) {
+      current.listeners.delete(onMessage);
+      if (this.#channels.get(channel) === current) this.#channels.delete(channel);
+      throw error;
+    }
+    return () => {
+      current.listeners.delete(onMessage);
+      if (current.listeners.size === 0 && this.#channels.get(channel) === current) {
+        this.#channels.delete(channel);
+        current.sse.stop();
+      }
+      return Promise.resolve();
+    };
+  }
+
+  /**
+   * Calls `listener` whenever a pub/sub stream was re-opened after a drop: messages
+   * published in between are lost, so the caller should look for work it missed.
+   */
+  onReconnect(listener: () => void): () => void {
+    this.#reconnectListeners.add(listener);
+    return () => this.#reconnectListeners.delete(listener);
+  }
+
+  close(): Promise<void> {
+    this.#closed = true;
+    for (const ch of this.#channels.values()) ch.sse.stop();
+    this.#channels.clear();
+    this.#reconnectListeners.clear();
+    return Promise.resolve();
+  }
+}
+
+function toReply(value: unknown): RedisReply {
+  if (value === null || value === undefined) return null;
+  if (typeof value === "string" || typeof value === "number") return value;
+  if (Array.isArray(value)) return value.map(toReply);
+  return String(value);
+}
+
+/**
+ * The client's errors carry the server's text behind its own wording ("Command failed: ",
+ * ", command was: [...]"). A text that starts with a Redis error code (ERR, NOSCRIPT,
+ * WRONGTYPE, ...) is a server reply; anything else (401, an unreachable gateway, a failed
+ * fetch, an HTML error page) means the connection failed.
+ */
+function toError(error: unknown, url: string): Error {
+  let text: string;
+  if (typeof error === "string") text = error; // a pipeline entry's {error}
+  else if (error instanceof Error && error.name === "UpstashError") {
+    text = error.message.replace(/^Command failed: /, "").replace(/, command was: [\s\S]*$/, "");
+  } else {
+    const message = error instanceof Error ? error.message : String(error);
+    return new Error(`Redis REST request to ${url} failed: ${message}`, { cause: error });
+  }
+  if (/^[A-Z][A-Z_-]+(\s|$)/.test(text)) return new RedisCommandError(text, { cause: error });
+  return new Error(`Redis REST request to ${url} failed: ${text}`, { cause: error });
+}

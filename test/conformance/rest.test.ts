@@ -1,0 +1,48 @@
+/**
+ * The behaviour suite against Redis over Upstash REST: RestRedisStorage (the store a worker
+ * over REST uses, event-driven claims included) through the project's REST gateway,
+ * started in this process in front of the test run's throwaway redis-server. Runs under
+ * Bun and Deno alike; each test under its own key prefix.
+ */
+import { after, before, describe } from "node:test";
+import { RestTransport } from "../../src/storage/redis/rest-transport.ts";
+import { RestRedisStorage } from "../../src/storage/redis/rest-storage.ts";
+import { type RunningGateway, startGateway } from "../../scripts/rest-gateway.ts";
+import { testRedisUrl, uniquePrefix } from "../helpers/redis-server.ts";
+import type { StorageFactory } from "./harness.ts";
+import { basicsSuite } from "./suite-basics.ts";
+import { retriesSuite } from "./suite-retries.ts";
+import { timeSuite } from "./suite-time.ts";
+import { poolsSuite } from "./suite-pools.ts";
+import { workflowsSuite } from "./suite-workflows.ts";
+import { observeSuite } from "./suite-observe.ts";
+
+const TOKEN = "conformance-rest-token";
+let gateway: RunningGateway | undefined;
+
+const rest: StorageFactory = async (options) => {
+  if (!gateway) throw new Error("the REST gateway did not start (see the before hook)");
+  const transport = new RestTransport({ url: gateway.url, token: TOKEN });
+  const storage = new RestRedisStorage({ transport, prefix: uniquePrefix("rest"), ...options });
+  await storage.init();
+  return { storage, dispose: () => storage.close() };
+};
+
+const backend = `redis-rest (${
+  typeof (globalThis as { Bun?: unknown }).Bun !== "undefined" ? "bun" : "deno"
+})`;
+
+describe(backend, () => {
+  before(async () => {
+    gateway = await startGateway({ redisUrl: await testRedisUrl(), token: TOKEN });
+  });
+  after(async () => {
+    await gateway?.stop();
+  });
+  basicsSuite(backend, rest);
+  retriesSuite(backend, rest);
+  timeSuite(backend, rest);
+  poolsSuite(backend, rest);
+  workflowsSuite(backend, rest);
+  observeSuite(backend, rest);
+});

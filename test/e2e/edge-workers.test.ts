@@ -1,0 +1,176 @@
+/**
+ * The Cloudflare Worker (scripts/cloudflare-worker.ts) running locally in workerd through
+ * `wrangler dev --local`, in front of the REST gateway and the test run's throwaway Redis,
+ * with a resident Bun worker over TCP on the same Redis and key prefix: tasks submitted to
+ * the Worker over HTTP run on the Bun worker; cancel and resubmit through the Worker take
+ * effect; the dashboard loads from the Worker.
+ */
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { type RunningGateway, startGateway } from "../../scripts/rest-gateway.ts";
+import { freePort, testRedisUrl, uniquePrefix } from "../helpers/redis-server.ts";
+import { ready, startWorker, type WorkerProcess } from "../helpers/worker-process.ts";
+import { eventually } from "../helpers/wait.ts";
+
+const WRANGLER = "node_modules/.bin/wrangler";
+const GATEWAY_TOKEN = "edge-gateway-token-0123456789";
+const API_TOKEN = "edge-api-token-0123456789";
+/** workerd compiles the bundle on first start: give it far longer than it usually needs. */
+const FIRST_START_MS = 120_000;
+const SLOW = { timeout: 30_000 };
+
+interface Wrangler {
+  url: string;
+  child: ChildProcess;
+  output(): string;
+  /** SIGTERM to the whole process group (wrangler, esbuild, workerd), SIGKILL if it lingers. */
+  stop(): Promise<void>;
+}
+
+/** `wrangler dev --local` in its own session (setsid), so its children die with it. */
+async function startWrangler(vars: Record<string, string>): Promise<Wrangler> {
+  const port = await freePort();
+  const args = ["dev", "--local", "--ip", "127.0.0.1", "--port", String(port)];
+  args.push("--inspector-port", String(await freePort()), "--show-interactive-dev-session=false");
+  for (const [k, v] of Object.entries(vars)) args.push("--var", `${k}:${v}`);
+  const child = spawn(WRANGLER, args, {
+    detached: true, // setsid(2): wrangler leads a new process group
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "true", NO_COLOR: "1" },
+  });
+  let out = "";
+  child.stdout!.on("data", (d) => (out += d));
+  child.stderr!.on("data", (d) => (out += d));
+  const exited = new Promise<void>((r) => child.once("exit", () => r()));
+  const signal = (sig: NodeJS.Signals) => {
+    try {
+      process.kill(-child.pid!, sig);
+    } catch { /* the group is gone */ }
+  };
+  return {
+    url: `http://127.0.0.1:${port}/skedulr`,
+    child,
+    output: () => out,
+    stop: async () => {
+      signal("SIGTERM");
+      const timer = setTimeout(() => signal("SIGKILL"), 5_000);
+      await exited;
+      clearTimeout(timer);
+      signal("SIGKILL"); // workerd may outlive wrangler for a moment
+    },
+  };
+}
+
+describe("Cloudflare Worker in workerd (wrangler dev --local) with a Bun worker over TCP", () => {
+  let gateway: RunningGateway;
+  let wrangler: Wrangler;
+  let bun: WorkerProcess;
+
+  before(async () => {
+    assert.ok(
+      existsSync(WRANGLER),
+      `${WRANGLER} is missing: run npm install (wrangler is a devDependency)`,
+    );
+    const redisUrl = await testRedisUrl();
+    const prefix = uniquePrefix("edge").replace(/^t:/, "t-");
+    gateway = await startGateway({ redisUrl, token: GATEWAY_TOKEN });
+    wrangler = await startWrangler({
+      UPSTASH_REDIS_REST_URL: gateway.url,
+      UPSTASH_REDIS_REST_TOKEN: GATEWAY_TOKEN,
+      SKEDULR_TOKEN: API_TOKEN,
+      SKEDULR_PREFIX: prefix,
+    });
+    bun = await startWorker({
+      REDIS_URL: redisUrl,
+      SKEDULR_PREFIX: prefix,
+      SKEDULR_JOBS: "test/e2e/fixtures/jobs.ts",
+      SKEDULR_POOLS: "default=4",
+    });
+    await ready(bun);
+    await eventually(
+      async () => {
+        if (wrangler.child.exitCode !== null) {
+          throw new Error(`wrangler exited ${wrangler.child.exitCode}:\n${wrangler.output()}`);
+        }
+        return (await fetch(`${wrangler.url}/healthz`).catch(() => null))?.ok;
+      },
+      `wrangler dev at ${wrangler.url}`,
+      FIRST_START_MS,
+    ).catch((error) => {
+      throw new Error(`${(error as Error).message}\nwrangler output:\n${wrangler.output()}`);
+    });
+  }, { timeout: FIRST_START_MS + 30_000 });
+
+  after(async () => {
+    await wrangler?.stop();
+    await bun?.stop();
+    await gateway?.stop();
+  }, { timeout: 20_000 });
+
+  const edge = async (path: string, body?: unknown, token: string | null = API_TOKEN) => {
+    const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+    if (body !== undefined) headers["content-type"] = "application/json";
+    const r = await fetch(`${wrangler.url}${path}`, {
+      method: body === undefined ? "GET" : "POST",
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const type = r.headers.get("content-type") ?? "";
+    return { status: r.status, body: type.includes("json") ? await r.json() : await r.text() };
+  };
+
+  const edgeTaskIs = (id: string, status: string) =>
+    eventually(
+      async () => {
+        const r = await edge(`/api/tasks/${id}`);
+        return r.body.status === status ? r.body : null;
+      },
+      `task ${id} to be ${status} (read through the Worker)`,
+      10_000,
+    );
+
+  it("runs a task submitted to the Worker on the Bun worker", SLOW, async () => {
+    assert.equal((await edge("/api/tasks", { type: "echo" }, null)).status, 401);
+    const created = await edge("/api/tasks", { type: "echo", payload: { from: "edge" } });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const t = await edgeTaskIs(created.body.id, "succeeded");
+    assert.deepEqual(t.result, { from: "edge" });
+    const workers = (await edge("/api/workers")).body.workers as { id: string; pid: number }[];
+    const runner = workers.find((w) => w.id === t.workerId);
+    assert.ok(runner, `ran on a listed instance: ${t.workerId}`);
+    assert.equal(runner.pid, bun.child.pid, "the Bun worker ran it");
+  });
+
+  it("cancels a running task through the Worker", SLOW, async () => {
+    const { body } = await edge("/api/tasks", { type: "forever", maxRetries: 3 });
+    await edgeTaskIs(body.id, "running");
+    const r = await edge(`/api/tasks/${body.id}/cancel`, {});
+    assert.deepEqual(r, { status: 200, body: { id: body.id, status: "cancelled" } });
+    const t = await edgeTaskIs(body.id, "cancelled");
+    assert.equal(t.attempt, 1, "the Bun worker aborted it: no retry");
+  });
+
+  it("resubmits a dead task through the Worker", SLOW, async () => {
+    const { body } = await edge("/api/tasks", { type: "fails_once" });
+    const dead = await edgeTaskIs(body.id, "dead");
+    assert.equal(dead.error.message, "first run fails");
+    const r = await edge(`/api/tasks/${body.id}/resubmit`, {});
+    assert.deepEqual(r, { status: 200, body: { id: body.id, status: "queued" } });
+    assert.equal((await edgeTaskIs(body.id, "succeeded")).result, "second run ok");
+  });
+
+  it("serves the dashboard page and its assets", SLOW, async () => {
+    const page = await edge("/");
+    assert.equal(page.status, 200);
+    assert.match(page.body, /<title>Skedulr dashboard<\/title>/);
+    const script = /src="(\/skedulr\/assets\/dashboard\.js[^"]*)"/.exec(page.body)?.[1];
+    assert.ok(script, "the page links its script");
+    const js = await fetch(`${wrangler.url.replace(/\/skedulr$/, "")}${script}`);
+    assert.equal(js.status, 200);
+    assert.match(js.headers.get("content-type") ?? "", /javascript/);
+    const login = await edge("/", undefined, null);
+    assert.equal(login.status, 401, "without the token: the login form");
+  });
+});
