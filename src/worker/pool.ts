@@ -32,8 +32,10 @@ export interface PoolDeps {
   middleware: Middleware[];
   /** Every attempt running in this process, by task id (for cancel and lease renewal). */
   running: Map<string, AbortController>;
-  /** Called with each finished attempt this process ran. */
+  /** Called with each finished attempt this process ran (only while `wantsAttempts()`). */
   onAttempt(record: AttemptRecord): void;
+  /** False while nobody consumes results, so attempts build no record. */
+  wantsAttempts(): boolean;
   /** Reacts locally to a change this pool made (e.g. arms the wheel for a retry). */
   notify(event: StorageEvent): void;
   /** Called when any slot frees, so the scheduler can drain or report. */
@@ -120,20 +122,37 @@ export class WorkerPool {
     const controller = new AbortController();
     this.#active.add(task.id);
     this.#deps.running.set(task.id, controller);
-    this.#run(task, controller).catch((error) => {
+    // The slot frees when the handler ends, before its outcome is stored: the next claim then
+    // travels with the completion (one round trip per batch, not two). The attempt stays in
+    // `running` (lease renewal, drain) until storage has its outcome.
+    const freeSlot = () => {
+      if (!this.#active.delete(task.id)) return;
+      // Attempts of one claim batch end together, a microtask apart: waking on the next
+      // microtask lets all of them free their slots first, so the pool claims them back in
+      // one call instead of a claim of 1 and one of the rest, batch after batch.
+      queueMicrotask(() => this.wake());
+    };
+    this.#run(task, controller, freeSlot).catch((error) => {
       this.#deps.logger.error("settling an attempt failed", {
         id: task.id,
         error: toErrorInfo(error).message,
       });
     }).finally(() => {
-      this.#active.delete(task.id);
+      freeSlot();
       this.#deps.running.delete(task.id);
       this.#deps.onIdle();
-      this.wake();
     });
   }
 
-  async #run(task: TaskRecord, controller: AbortController): Promise<void> {
+  #report(
+    record: (status: AttemptRecord["status"], error: unknown) => AttemptRecord,
+    status: AttemptRecord["status"],
+    error: unknown,
+  ): void {
+    if (this.#deps.wantsAttempts()) this.#deps.onAttempt(record(status, error));
+  }
+
+  async #run(task: TaskRecord, controller: AbortController, ended: () => void): Promise<void> {
     const { storage, clock, workerId, logger } = this.#deps;
     const entry = this.#deps.handlers.get(task.type);
     const handler: Handler = entry ? compose(this.#deps.middleware, entry.handler) : () => {
@@ -150,6 +169,7 @@ export class WorkerPool {
         await storage.setProgress(task.id, workerId, pct);
       },
     });
+    ended();
     const now = clock.now();
     const record = (status: AttemptRecord["status"], error: unknown): AttemptRecord => ({
       taskId: task.id,
@@ -165,14 +185,14 @@ export class WorkerPool {
     });
     if (outcome.ok) {
       if (await storage.complete(task.id, workerId, outcome.result, now)) {
-        this.#deps.onAttempt(record("succeeded", null));
+        this.#report(record, "succeeded", null);
       }
       return;
     }
     const kind = outcome.aborted?.kind;
     if (kind === "cancelled" || kind === "lease-lost" || kind === "shutdown") {
       // Storage already decided (cancelled, recovered elsewhere, or handed back at shutdown).
-      if (kind === "cancelled") this.#deps.onAttempt(record("cancelled", outcome.error));
+      if (kind === "cancelled") this.#report(record, "cancelled", outcome.error);
       return;
     }
     const error = toErrorInfo(outcome.error);
@@ -185,7 +205,7 @@ export class WorkerPool {
     }
     const status = await storage.fail(task.id, workerId, error, retryAt, now);
     if (status === "retrying") this.#deps.notify({ kind: "delayed", id: task.id, runAt: retryAt! });
-    if (status) this.#deps.onAttempt(record(status, outcome.error));
+    if (status) this.#report(record, status, outcome.error);
   }
 }
 

@@ -8,6 +8,11 @@ import type { AttemptRecord } from "../core/task.ts";
 export class ResultStream {
   readonly #listeners = new Set<(record: AttemptRecord) => void>();
 
+  /** True while someone listens or iterates. */
+  get listening(): boolean {
+    return this.#listeners.size > 0;
+  }
+
   /** Calls `listener` with every finished attempt; returns the unsubscribe function. */
   on(listener: (record: AttemptRecord) => void): () => void {
     this.#listeners.add(listener);

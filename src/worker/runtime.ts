@@ -136,6 +136,7 @@ export class Runtime {
       ...this.#o,
       running: this.running,
       onAttempt: (record) => this.results.publish(record),
+      wantsAttempts: () => this.results.listening,
       notify: (event) => this.#onEvent(event),
       onIdle: () => {
         if (this.running.size > 0) return;

@@ -44,6 +44,7 @@ export abstract class MemoryRegistry {
   protected readonly deadLetters = new Set<string>();
   protected readonly totals = { succeeded: 0, failedAttempts: 0, dead: 0 };
   readonly #listeners = new Set<(event: StorageEvent) => void>();
+  #outbox: StorageEvent[] = [];
   readonly #history: (AttemptRecord & { n: number })[] = [];
   #historySeq = 0;
   readonly #durations = new Map<string, SampleRing>();
@@ -80,10 +81,15 @@ export abstract class MemoryRegistry {
   /** Delivers on a microtask, like a pub/sub message arriving after the transition. */
   protected emit(event: StorageEvent): void {
     if (this.#listeners.size === 0) return;
-    queueMicrotask(() => {
-      for (const listener of this.#listeners) listener(event);
-    });
+    // One microtask per burst, not per event: a promote of 1000 tasks is one delivery.
+    if (this.#outbox.push(event) === 1) queueMicrotask(this.#deliver);
   }
+
+  readonly #deliver = () => {
+    const events = this.#outbox;
+    this.#outbox = [];
+    for (const event of events) for (const listener of this.#listeners) listener(event);
+  };
 
   protected unfinished(): number {
     const counts = this.table().counts;
