@@ -1,13 +1,18 @@
 /**
- * @module bench/wheel — timing wheel versus `setTimeout`, one cell per process.
+ * @module bench/wheel — timing wheel (by handle and by id) versus `setTimeout`, one cell per
+ * process.
  *
  * Not a test: `scripts/bench/wheel.sh` (npm run bench:wheel) runs every cell in a fresh process
  * under Bun and Deno, three times, and this file's `report` mode prints the medians.
  *
- *   bun scripts/bench/wheel.ts fill <wheel|timeout> <N>    insert, cancel, memory, full GC
- *   bun scripts/bench/wheel.ts late <wheel|timeout> <N>    firing lateness, N due over 2 s
- *   bun scripts/bench/wheel.ts drain <wheelSize> <N>       fire N through a virtual clock
- *   bun scripts/bench/wheel.ts report <results.jsonl>      markdown table of medians
+ *   bun scripts/bench/wheel.ts fill <structure> <N>                  insert, cancel, memory, GC
+ *   bun scripts/bench/wheel.ts late <structure> <N>                  lateness, N due over 2 s
+ *   bun scripts/bench/wheel.ts drain <wheelSize> <N> [ids|handles]   fire N, virtual clock
+ *   bun scripts/bench/wheel.ts report <results.jsonl>                table of medians
+ *
+ * Structures: `handles` (TimingWheel add/remove by integer handle), `wheel` (TimingWheel
+ * schedule/cancel by string id), `timeout` (setTimeout + Map by id), `map` (the bare
+ * Map<string, number> lookup, the floor under anything keyed by string id).
  *
  * Deno needs `--v8-flags=--expose-gc` for the forced GCs. Each cell prints one JSON line.
  */
@@ -59,21 +64,61 @@ function prng(seed: number): () => number {
   };
 }
 
-/** The two structures behind one interface: schedule at an absolute time, cancel by id. */
+/**
+ * The structures behind one interface. Entry i is the caller's record i; the loops over all N
+ * live inside each structure, so the timed loop body is the structure's own call with no
+ * wrapper in between, and everything else it reads (due times, ids, handles, the cancel
+ * order) is prepared before the clock starts.
+ */
 interface Timers {
-  schedule(id: string, atMs: number, fn: () => void): void;
-  cancel(id: string): void;
+  /** Schedules entry i at `ats[i]` for every i < ats.length, with `fns[i]` or a no-op. */
+  insert(ats: Float64Array, fns?: (() => void)[]): void;
+  /** Untimed: lays out what `cancel` will read, in `order` (entry indices). */
+  prepareCancel(order: Int32Array): void;
+  /** Cancels every entry, in the prepared order. */
+  cancel(): void;
   size(): number;
   stop(): void;
 }
 
-function makeTimers(kind: string, clock: Clock): Timers {
+function makeTimers(kind: string, clock: Clock, ids: string[]): Timers {
+  const n = ids.length;
   if (kind === "wheel") {
     const wheel = new TimingWheel({ clock });
     wheel.start();
+    let cancelIds: string[] = [];
     return {
-      schedule: (id, atMs, fn) => wheel.schedule(id, atMs, fn),
-      cancel: (id) => wheel.cancel(id),
+      insert: (ats, fns) => {
+        if (fns) { for (let i = 0; i < n; i++) wheel.schedule(ids[i], ats[i], fns[i]); }
+        else for (let i = 0; i < n; i++) wheel.schedule(ids[i], ats[i], noop);
+      },
+      prepareCancel: (order) => {
+        cancelIds = Array.from(order, (i) => ids[i]);
+      },
+      cancel: () => {
+        for (let i = 0; i < n; i++) wheel.cancel(cancelIds[i]);
+      },
+      size: () => wheel.size,
+      stop: () => wheel.stop(),
+    };
+  }
+  if (kind === "handles") {
+    // The caller keeps each entry's handle in its own record: here, a Float64Array.
+    const wheel = new TimingWheel({ clock });
+    wheel.start();
+    const handles = new Float64Array(n);
+    const cancelHandles = new Float64Array(n);
+    return {
+      insert: (ats, fns) => {
+        if (fns) { for (let i = 0; i < n; i++) handles[i] = wheel.add(ats[i], fns[i]); }
+        else for (let i = 0; i < n; i++) handles[i] = wheel.add(ats[i], noop);
+      },
+      prepareCancel: (order) => {
+        for (let i = 0; i < n; i++) cancelHandles[i] = handles[order[i]];
+      },
+      cancel: () => {
+        for (let i = 0; i < n; i++) wheel.remove(cancelHandles[i]);
+      },
       size: () => wheel.size,
       stop: () => wheel.stop(),
     };
@@ -81,11 +126,22 @@ function makeTimers(kind: string, clock: Clock): Timers {
   if (kind === "timeout") {
     // What a scheduler would need without a wheel: a handle per id, to cancel and replace.
     const handles = new Map<string, ReturnType<typeof setTimeout>>();
+    let cancelIds: string[] = [];
+    const schedule = (id: string, atMs: number, fn: () => void) =>
+      handles.set(id, setTimeout(fn, Math.max(0, atMs - clock.now())));
     return {
-      schedule: (id, atMs, fn) => handles.set(id, setTimeout(fn, Math.max(0, atMs - clock.now()))),
-      cancel: (id) => {
-        clearTimeout(handles.get(id));
-        handles.delete(id);
+      insert: (ats, fns) => {
+        for (let i = 0; i < n; i++) schedule(ids[i], ats[i], fns ? fns[i] : noop);
+      },
+      prepareCancel: (order) => {
+        cancelIds = Array.from(order, (i) => ids[i]);
+      },
+      cancel: () => {
+        for (let i = 0; i < n; i++) {
+          const id = cancelIds[i];
+          clearTimeout(handles.get(id));
+          handles.delete(id);
+        }
       },
       size: () => handles.size,
       stop: () => {
@@ -98,18 +154,30 @@ function makeTimers(kind: string, clock: Clock): Timers {
     // The floor under any timer keyed by string id: the id → slot lookup the wheel also does.
     const index = new Map<string, number>();
     let next = 0;
+    let cancelIds: string[] = [];
     return {
-      schedule: (id) => {
-        if (index.get(id) === undefined) index.set(id, next++);
+      insert: () => {
+        for (let i = 0; i < n; i++) {
+          const id = ids[i];
+          if (index.get(id) === undefined) index.set(id, next++);
+        }
       },
-      cancel: (id) => {
-        if (index.get(id) !== undefined) index.delete(id);
+      prepareCancel: (order) => {
+        cancelIds = Array.from(order, (i) => ids[i]);
+      },
+      cancel: () => {
+        for (let i = 0; i < n; i++) {
+          const id = cancelIds[i];
+          if (index.get(id) !== undefined) index.delete(id);
+        }
       },
       size: () => index.size,
       stop: () => index.clear(),
     };
   }
-  throw new Error(`bench: unknown structure ${JSON.stringify(kind)}; use wheel, timeout or map`);
+  throw new Error(
+    `bench: unknown structure ${JSON.stringify(kind)}; use wheel, handles, timeout or map`,
+  );
 }
 
 const noop = (): void => {};
@@ -117,8 +185,8 @@ const noop = (): void => {};
 /** Insert N with delays uniform in 1 s..1 h, measure memory and a full GC, cancel all. */
 function fill(kind: string, n: number): Record<string, number> {
   const random = prng(42);
-  // The caller owns ids and run-at times (a scheduler already has both), so they exist before
-  // the baseline and are not counted as the timer structure's memory.
+  // The caller owns ids, run-at times and the cancel order (a scheduler already has them), so
+  // they exist before the baseline and are not counted as the timer structure's memory.
   const ids = Array.from({ length: n }, (_, i) => `task:${i}`);
   const delays = new Float64Array(n);
   for (let i = 0; i < n; i++) delays[i] = 1_000 + Math.floor(random() * 3_599_000);
@@ -130,17 +198,30 @@ function fill(kind: string, n: number): Record<string, number> {
     order[i] = order[j];
     order[j] = swap;
   }
-  const clock = systemClock;
+  const inOrder = new Int32Array(n);
+  for (let i = 0; i < n; i++) inOrder[i] = i;
+  // systemClock, counting reads: the insert path should not read the clock per call.
+  let clockReads = 0;
+  const clock: Clock = { ...systemClock, now: () => (clockReads++, Date.now()) };
   // JIT warm-up on a separate instance and separate ids: three rounds of 20k schedule + cancel,
   // so that even the 10k cell measures optimized code rather than the tiering compilers.
   const warmIds = Array.from({ length: 20_000 }, (_, i) => `warm:${i}`);
+  const warmAts = new Float64Array(warmIds.length);
+  const warmOrder = new Int32Array(warmIds.length);
+  for (let i = 0; i < warmIds.length; i++) warmOrder[i] = i;
+  for (let i = warmIds.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    const swap = warmOrder[i];
+    warmOrder[i] = warmOrder[j];
+    warmOrder[j] = swap;
+  }
   for (let round = 0; round < 3; round++) {
-    const warmup = makeTimers(kind, clock);
+    const warmup = makeTimers(kind, clock, warmIds);
     const base0 = clock.now();
-    for (let i = 0; i < warmIds.length; i++) {
-      warmup.schedule(warmIds[i], base0 + delays[i % n], noop);
-    }
-    for (let i = 0; i < warmIds.length; i++) warmup.cancel(warmIds[i]);
+    for (let i = 0; i < warmIds.length; i++) warmAts[i] = base0 + delays[i % n];
+    warmup.insert(warmAts);
+    warmup.prepareCancel(warmOrder);
+    warmup.cancel();
     warmup.stop();
   }
 
@@ -151,18 +232,22 @@ function fill(kind: string, n: number): Record<string, number> {
   const ats = new Float64Array(n);
   let first: Record<string, number> = {};
   let lastTimers: Timers | undefined;
+  let readsPerInsert = 0;
   let t: number;
   for (let round = 0; round < fills; round++) {
-    const timers = makeTimers(kind, clock);
+    const timers = makeTimers(kind, clock, ids);
     fullGc();
     const gcBaseMs = round === 0 ? gcPauseMs() : 0;
     const before = memory();
     // Everything below is synchronous, so no timer can fire and change what is pending.
+    // One clock read for the whole batch: the due times are absolute, computed up front.
     const base = clock.now();
     for (let i = 0; i < n; i++) ats[i] = base + delays[i];
+    const reads0 = clockReads;
     t = performance.now();
-    for (let i = 0; i < n; i++) timers.schedule(ids[i], ats[i], noop);
+    timers.insert(ats);
     inserts.push((performance.now() - t) * 1e6 / n);
+    readsPerInsert = Math.max(readsPerInsert, (clockReads - reads0) / n);
     if (timers.size() !== n) throw new Error(`bench: ${timers.size()} pending, expected ${n}`);
     if (round === 0) {
       fullGc();
@@ -174,14 +259,20 @@ function fill(kind: string, n: number): Record<string, number> {
         gcBaseMs,
       };
     }
+    timers.prepareCancel(order);
     t = performance.now();
-    for (let i = 0; i < n; i++) timers.cancel(ids[order[i]]);
+    timers.cancel();
     cancels.push((performance.now() - t) * 1e6 / n);
     if (timers.size() !== 0) throw new Error(`bench: ${timers.size()} left after cancel`);
     if (round < fills - 1) timers.stop();
     else lastTimers = timers;
   }
-  const result = { ...first, insertNs: median(inserts), cancelNs: median(cancels) };
+  const result = {
+    ...first,
+    insertNs: median(inserts),
+    cancelNs: median(cancels),
+    clockReadsPerInsert: readsPerInsert,
+  };
   const timers = lastTimers!;
   // setTimeout on Deno takes ~10 µs an op: a second round at 1M would blow the time budget.
   if (kind === "timeout" && n >= 1_000_000) {
@@ -191,10 +282,11 @@ function fill(kind: string, n: number): Record<string, number> {
   // Second round on memory the first one already touched: refill, cancel in insertion order.
   fullGc();
   t = performance.now();
-  for (let i = 0; i < n; i++) timers.schedule(ids[i], ats[i], noop);
+  timers.insert(ats);
   const warmInsertNs = (performance.now() - t) * 1e6 / n;
+  timers.prepareCancel(inOrder);
   t = performance.now();
-  for (let i = 0; i < n; i++) timers.cancel(ids[i]);
+  timers.cancel();
   const orderedCancelNs = (performance.now() - t) * 1e6 / n;
   if (timers.size() !== 0) throw new Error(`bench: ${timers.size()} left after cancel`);
   timers.stop();
@@ -209,17 +301,17 @@ async function late(kind: string, n: number): Promise<Record<string, number>> {
   const ids = Array.from({ length: n }, (_, i) => `task:${i}`);
   const ats = new Float64Array(n);
   const lateness = new Float64Array(n);
-  const timers = makeTimers(kind, clock);
+  const timers = makeTimers(kind, clock, ids);
   let fired = 0;
   let done!: () => void;
   const all = new Promise<void>((resolve) => (done = resolve));
-  const callback = (i: number) => () => {
+  const fns = Array.from({ length: n }, (_, i) => () => {
     lateness[i] = clock.now() - ats[i];
     if (++fired === n) done();
-  };
+  });
   const start = clock.now();
   for (let i = 0; i < n; i++) ats[i] = start + 1_500 + random() * 2_000;
-  for (let i = 0; i < n; i++) timers.schedule(ids[i], ats[i], callback(i));
+  timers.insert(ats, fns);
   const scheduledMs = clock.now() - start;
   let deadline: ReturnType<typeof setTimeout> | undefined;
   await Promise.race([
@@ -243,9 +335,10 @@ async function late(kind: string, n: number): Promise<Record<string, number>> {
 
 /**
  * Fires N entries (delays uniform 1 s..1 h) through a synchronous virtual clock: the cost per
- * fired entry of every cascade and driver turn, for a given wheelSize. Used to pick the default.
+ * fired entry of every cascade and driver turn, for a given wheelSize, with entries scheduled
+ * by id (the default) or added by handle. Used to pick the default wheelSize.
  */
-function drain(wheelSize: number, n: number): Record<string, number> {
+function drain(wheelSize: number, n: number, by: string): Record<string, number> {
   const random = prng(42);
   let now = 1_700_000_000_000;
   let pending: { at: number; fn: () => void } | undefined;
@@ -261,7 +354,11 @@ function drain(wheelSize: number, n: number): Record<string, number> {
   const ids = Array.from({ length: n }, (_, i) => `task:${i}`);
   let fired = 0;
   const count = () => void fired++;
-  for (let i = 0; i < n; i++) wheel.schedule(ids[i], now + 1_000 + random() * 3_599_000, count);
+  for (let i = 0; i < n; i++) {
+    const at = now + 1_000 + random() * 3_599_000;
+    if (by === "handles") wheel.add(at, count);
+    else wheel.schedule(ids[i], at, count);
+  }
   wheel.start();
   const t = performance.now();
   while (pending) {
@@ -307,7 +404,8 @@ function report(text: string): string {
     return values.length ? median(values).toFixed(digits) : "–";
   };
   const label: Record<string, string> = {
-    wheel: "TimingWheel",
+    wheel: "TimingWheel (ids)",
+    handles: "TimingWheel (handles)",
     timeout: "setTimeout + Map",
     map: "Map<string, number> alone",
   };
@@ -319,7 +417,7 @@ function report(text: string): string {
   ];
   const ns = [...new Set(results.map((r) => r.n))].sort((a, b) => a - b);
   for (const runtime of ["bun", "deno", "node"]) {
-    for (const kind of ["wheel", "timeout", "map"]) {
+    for (const kind of ["handles", "wheel", "timeout", "map"]) {
       for (const n of ns) {
         const fillKey = `${runtime}|${kind}|${n}|fill`, lateKey = `${runtime}|${kind}|${n}|late`;
         if (!groups.has(fillKey) && !groups.has(lateKey)) continue;
@@ -341,7 +439,7 @@ function report(text: string): string {
   return lines.join("\n");
 }
 
-const [mode, kind, count] = runtime.Deno ? runtime.Deno.args : process.argv.slice(2);
+const [mode, kind, count, extra] = runtime.Deno ? runtime.Deno.args : process.argv.slice(2);
 if (mode === "report") {
   const text = runtime.Deno
     ? await runtime.Deno.readTextFile(kind)
@@ -354,7 +452,8 @@ if (mode === "report") {
       cell: mode,
       wheelSize: Number(kind),
       n: Number(count),
-      ...drain(Number(kind), Number(count)),
+      by: extra ?? "ids",
+      ...drain(Number(kind), Number(count), extra ?? "ids"),
     }),
   );
 } else if (mode === "fill" || mode === "late") {
@@ -365,6 +464,9 @@ if (mode === "report") {
   const metrics = mode === "fill" ? fill(kind, n) : await late(kind, n);
   console.log(JSON.stringify({ runtime: runtimeName, cell: mode, kind, n, ...metrics }));
 } else {
-  console.error("usage: wheel.ts fill|late wheel|timeout|map N | drain SIZE N | report FILE");
+  console.error(
+    "usage: wheel.ts fill|late handles|wheel|timeout|map N | drain SIZE N [ids|handles] | " +
+      "report FILE",
+  );
   throw new Error(`bench: unknown mode ${JSON.stringify(mode)}`);
 }

@@ -10,16 +10,39 @@
  * earliest one and is re-armed only when an earlier bucket appears, so an idle wheel costs
  * nothing.
  *
+ * Two ways to address an entry, sharing one wheel, one driver and the same firing rules
+ * (never early, bounded work per turn, errors isolated); `size` counts both:
+ * - **By id** — `schedule(id, atMs, cb)`, `cancel(id)`, `has(id)`, `dueAt(id)`. Scheduling an
+ *   id that is pending replaces it. Use it when entries are known by a key and "schedule this
+ *   key again" must replace the pending one (the promoter's per-tick entries, a schedule's next
+ *   occurrence), and for up to some hundred thousand entries. Every call costs a
+ *   `Map<string, number>` lookup; at a million pending entries that lookup is a cache miss
+ *   and most of the cost (insert ~1.2 µs, cancel ~0.7–1 µs here).
+ * - **By handle** — `add(atMs, cb)` returns an integer handle, `remove(handle)`,
+ *   `pending(handle)`. No Map and no allocation per entry: the handle is the entry's slot plus
+ *   the slot's generation, packed into a safe integer, so a handle kept after its entry fired
+ *   or was removed is detected as stale (false) and never touches a newer entry in the same
+ *   slot. Use it when the caller keeps its own records (a task table, leases, connections) and
+ *   can store a number in each, e.g. for millions of pending timers: at 1M pending, insert
+ *   ~0.2 µs and cancel ~0.05–0.1 µs here. There is no replace: remove the old handle and add
+ *   again. Handles stay small integers for a slot's first 16 uses (8 where V8 compresses
+ *   pointers); after that, V8 boxes a handle kept in an object field (JSC does not).
+ * - `firesAt(atMs)` gives the instant an entry for `atMs` becomes due (its tick's start), so a
+ *   caller can keep one entry per tick for many due times.
+ *
  * Choices, each measured (numbers and method in docs/BENCHMARKS.md):
  * - Times are integer ticks since a wheel-local epoch, rounded up (`ceil`), and a bucket fires
  *   only when the clock has reached its start. That start is never before any of its entries'
- *   due times, so nothing fires early (Kafka rounds down and can fire a tick early).
- * - No object per entry: an entry is an integer slot in one `ArrayBuffer` of 16-byte records
- *   (links and due time, wheel-slots.ts) plus its id and callback in one JS array, with a free
- *   list. After warm-up a schedule allocates nothing, and at 1M pending the wheel holds ~65 B
- *   per entry, about half of it the id → slot `Map` that string ids need anyway; measured, the
- *   Map lookup is most of the cost of insert and cancel at 1M (cache and page-fault bound).
- *   Entry objects would add ~60 B and a traced object each, setTimeout 120–700 B.
+ *   due times, so nothing fires early (Kafka rounds down and can fire a tick early). The epoch
+ *   is a whole multiple of `tickMs`, so tick starts are exact: `firesAt` of a tick start is
+ *   that tick start again.
+ * - No object per entry: an entry is an integer slot in one `Int32Array` of 16-byte records
+ *   (links, generation tag and due tick modulo 2 ** 32; wheel-slots.ts, wheel-levels.ts) plus
+ *   a callback cell, with a free list threaded through the records. After warm-up a schedule
+ *   or an add allocates nothing. At 1M pending an entry added by handle costs 24–41 B; one
+ *   scheduled by id 72–88 B, the rest being the id → slot `Map`, the id and its exact due
+ *   time for `dueAt`. Entry objects would add ~60 B and a traced object each, setTimeout
+ *   130–700 B.
  * - Buckets are circular lists headed by a sentinel slot. Kafka keeps a back-pointer from each
  *   entry to its bucket so that cancel can reach the list; with a sentinel the neighbours are
  *   enough, which saves 4 B per entry and lets an expired bucket move onto the run queue in
@@ -30,7 +53,7 @@
  *   a zero-delay timer, so a backlog after a suspend or a long GC cannot starve the event loop.
  * - `wheelSize` 256 rather than 64: three levels instead of four reach 46 h at a 10 ms tick,
  *   so an entry cascades at most twice, and draining 1M entries took ~9% less time per fired
- *   entry on both runtimes (bench `drain` mode). The extra sentinels cost ~25 KiB a wheel.
+ *   entry on both runtimes (bench `drain` mode). The extra sentinels cost ~18 KiB a wheel.
  *
  * The wheel's time never goes back. If the clock steps backwards (a wall clock corrected by
  * NTP), entries scheduled before the clock catches up again can run up to the step early;
@@ -39,6 +62,7 @@
 
 import type { Clock, TimerHandle } from "./clock.ts";
 import { RUN, WheelLevels } from "./wheel-levels.ts";
+import { BY_HANDLE, BY_ID, NIL } from "./wheel-slots.ts";
 import { resolveWheelOptions, show, type TimingWheelOptions } from "./wheel-options.ts";
 
 export type { TimingWheelOptions } from "./wheel-options.ts";
@@ -49,9 +73,9 @@ const MAX_TICK = 2 ** 52;
 const MAX_DELAY_MS = 2 ** 31 - 1;
 
 /**
- * A hierarchical timing wheel: O(1) schedule and cancel by string id, one driver timer for any
- * number of entries. Never fires early; fires within a tick of the due time plus however late
- * the event loop runs the driver's timer.
+ * A hierarchical timing wheel: O(1) schedule and cancel by string id or by integer handle, one
+ * driver timer for any number of entries. Never fires early; fires within a tick of the due
+ * time plus however late the event loop runs the driver's timer.
  *
  * @example
  * const wheel = new TimingWheel({ tickMs: 10 });
@@ -59,6 +83,8 @@ const MAX_DELAY_MS = 2 ** 31 - 1;
  * wheel.schedule("task:42", Date.now() + 5_000, () => console.log("retry task 42"));
  * wheel.schedule("task:42", Date.now() + 9_000, () => console.log("replaced"));
  * wheel.cancel("task:42"); // true: it was pending
+ * const handle = wheel.add(Date.now() + 1_000, () => console.log("lease check"));
+ * wheel.remove(handle); // true: it was pending; false from now on
  * wheel.stop();
  */
 export class TimingWheel {
@@ -68,11 +94,21 @@ export class TimingWheel {
   readonly #maxPerTurn: number;
   readonly #unref: boolean;
   readonly #onError: (error: unknown, id: string) => void;
-  /** Epoch-ms instant of tick 0; ticks stay small integers relative to it. */
+  /**
+   * Epoch-ms instant of tick 0, a whole multiple of the tick; ticks stay small integers
+   * relative to it.
+   */
   readonly #epoch: number;
 
   /** id → slot, for cancel, replace, has and dueAt by id. */
   #index = new Map<string, number>();
+  /** Pending entries added by handle (the rest of `size` is the index). */
+  #handles = 0;
+  /**
+   * Whether a handle was ever issued: then clear() must keep the slots and their generations,
+   * or an old handle could match a new entry.
+   */
+  #issued = false;
   #levels: WheelLevels;
 
   #running = false;
@@ -92,10 +128,13 @@ export class TimingWheel {
     this.#clock = resolved.clock;
     this.#unref = resolved.unref;
     this.#onError = resolved.onError;
-    this.#epoch = this.#clock.now();
-    if (!Number.isFinite(this.#epoch)) {
-      throw new RangeError(`new TimingWheel: clock.now() must be finite, got ${show(this.#epoch)}`);
+    const now = this.#clock.now();
+    if (!Number.isFinite(now)) {
+      throw new RangeError(`new TimingWheel: clock.now() must be finite, got ${show(now)}`);
     }
+    // A whole number of ticks (exact below 2 ** 53): tick starts epoch + t × tickMs are exact
+    // integers, so the tick of a tick start is that tick (see firesAt).
+    this.#epoch = Math.floor(now / this.#tickMs) * this.#tickMs;
     this.#levels = new WheelLevels(this.#wheelSize, 0);
   }
 
@@ -115,21 +154,73 @@ export class TimingWheel {
         `TimingWheel.schedule: callback must be a function, got ${show(callback)}`,
       );
     }
-    const levels = this.#levels, slots = levels.slots;
+    const slots = this.#levels.slots;
     let s = this.#index.get(id);
     if (s === undefined) {
-      s = slots.alloc();
+      s = slots.alloc(BY_ID);
       this.#index.set(id, s);
+      slots.setIdDue(s, id, atMs);
     } else {
       slots.unlink(s);
+      slots.setDue(s, atMs);
     }
-    slots.setRefs(s, id, callback);
-    slots.setTime(s, atMs);
-    // An idle wheel's current tick is stale; catch up so the entry lands in the right level
-    // instead of cascading through buckets that are already due.
-    if (levels.heap.size === 0) levels.advance(this.#tickFloor(this.#clock.now()));
-    const wake = levels.place(s, this.#tickOf(atMs));
-    if (wake < this.#armedTick) this.#arm(wake);
+    slots.setCallback(s, callback);
+    this.#place(s, atMs);
+  }
+
+  /**
+   * Adds an entry that runs `callback` once at `atMs` (epoch ms on the clock's scale, rounded
+   * up to the tick; a time already reached runs on the next driver turn) and returns its
+   * handle: a safe integer for {@link remove} and {@link pending}. Every call adds a new entry.
+   * Allocates nothing once the wheel's storage has grown to the number of pending entries.
+   */
+  add(atMs: number, callback: () => void): number {
+    if (!Number.isFinite(atMs)) {
+      throw new RangeError(`TimingWheel.add: atMs must be a finite number, got ${show(atMs)}`);
+    }
+    if (typeof callback !== "function") {
+      throw new TypeError(`TimingWheel.add: callback must be a function, got ${show(callback)}`);
+    }
+    const slots = this.#levels.slots;
+    const s = slots.alloc(BY_HANDLE);
+    slots.setCallback(s, callback);
+    this.#handles++;
+    this.#issued = true;
+    this.#place(s, atMs);
+    return slots.handleOf(s);
+  }
+
+  /**
+   * Removes the entry `handle` refers to; true when it was pending. A stale handle (its entry
+   * fired or was removed, even if the slot now holds another entry) or any other number
+   * returns false and changes nothing.
+   */
+  remove(handle: number): boolean {
+    const levels = this.#levels;
+    const s = levels.slots.removeHandle(handle);
+    if (s === NIL) return false;
+    levels.forgetFar(s);
+    this.#handles--;
+    return true;
+  }
+
+  /** Whether the entry `handle` refers to is pending (false once it fired or was removed). */
+  pending(handle: number): boolean {
+    return this.#levels.slots.slotOf(handle) !== NIL;
+  }
+
+  /**
+   * The epoch-ms instant at which an entry scheduled for `atMs` becomes due: the start of its
+   * tick, ≥ atMs, and the same for every time within one tick, so callers can keep one entry
+   * per tick (an entry for `firesAt(x)` fires in the same turn as one for `x`). Tick starts
+   * are whole multiples of `tickMs`. An instant the wheel has already reached means the next
+   * driver turn. (Past 2 ** 52 ticks, 142 000 years at 1 ms, everything shares the last tick.)
+   */
+  firesAt(atMs: number): number {
+    if (!Number.isFinite(atMs)) {
+      throw new RangeError(`TimingWheel.firesAt: atMs must be a finite number, got ${show(atMs)}`);
+    }
+    return this.#epoch + this.#tickOf(atMs) * this.#tickMs;
   }
 
   /** Cancels a pending id; true when it was pending. */
@@ -137,8 +228,7 @@ export class TimingWheel {
     const s = this.#index.get(id);
     if (s === undefined) return false;
     this.#index.delete(id);
-    this.#levels.slots.unlink(s);
-    this.#levels.slots.free(s);
+    this.#levels.drop(s);
     return true;
   }
 
@@ -150,12 +240,12 @@ export class TimingWheel {
   /** The `atMs` a pending id was scheduled for, or undefined. */
   dueAt(id: string): number | undefined {
     const s = this.#index.get(id);
-    return s === undefined ? undefined : this.#levels.slots.timeOf(s);
+    return s === undefined ? undefined : this.#levels.slots.dueOf(s);
   }
 
-  /** Number of pending entries. */
+  /** Number of pending entries, by id and by handle. */
   get size(): number {
-    return this.#index.size;
+    return this.#index.size + this.#handles;
   }
 
   /** Starts (or resumes) firing. */
@@ -173,14 +263,31 @@ export class TimingWheel {
     this.#armedTick = -Infinity;
   }
 
-  /** Drops every pending entry and releases their memory. */
+  /**
+   * Drops every pending entry. Their callbacks are released at once; the wheel's storage is
+   * released too unless handles were ever issued, in which case it is kept (and reused) so
+   * that old handles stay stale.
+   */
   clear(): void {
     this.#index = new Map();
-    this.#levels = new WheelLevels(this.#wheelSize, this.#levels.current);
+    this.#handles = 0;
+    if (this.#issued) this.#levels.reset();
+    else this.#levels = new WheelLevels(this.#wheelSize, this.#levels.current);
     if (this.#running) {
       this.#disarm();
       this.#armedTick = Infinity;
     }
+  }
+
+  /** Links entry slot `s`, due at `atMs`, into the wheel and arms the driver if needed. */
+  #place(s: number, atMs: number): void {
+    const levels = this.#levels;
+    // An idle wheel's current tick is stale; catch up so the entry lands in the right level
+    // instead of cascading through buckets that are already due. The only clock read on this
+    // path: a busy wheel places relative to its own current tick.
+    if (levels.heap.size === 0) levels.advance(this.#tickFloor(this.#clock.now()));
+    const wake = levels.place(s, this.#tickOf(atMs));
+    if (wake < this.#armedTick) this.#arm(wake);
   }
 
   /** Smallest tick whose start is not before `atMs`. */
@@ -219,7 +326,7 @@ export class TimingWheel {
       }
       if (budget-- === 0) break;
       slots.unlink(s);
-      const t = this.#tickOf(slots.timeOf(s));
+      const t = levels.dueTick(s);
       if (t > levels.current) {
         levels.place(s, t);
       } else {
@@ -231,24 +338,32 @@ export class TimingWheel {
   };
 
   #fire(s: number): void {
-    const slots = this.#levels.slots;
-    const id = slots.idOf(s);
+    const levels = this.#levels, slots = levels.slots;
     const fn = slots.callbackOf(s);
+    // Errors name the entry by its id, or by its handle (taken before free changes it).
+    let key: string | number;
     // Free first, so the callback can schedule the same id again.
-    this.#index.delete(id);
-    slots.free(s);
+    if (slots.kindOf(s) === BY_ID) {
+      key = slots.idOf(s);
+      this.#index.delete(key);
+    } else {
+      key = slots.handleOf(s);
+      this.#handles--;
+    }
+    levels.release(s);
     try {
       const result = fn();
       if (result != null && typeof (result as PromiseLike<unknown>).then === "function") {
         // Not awaited; only keeps a rejection from becoming an unhandled one.
-        (result as PromiseLike<unknown>).then(undefined, (error) => this.#report(error, id));
+        (result as PromiseLike<unknown>).then(undefined, (error) => this.#report(error, key));
       }
     } catch (error) {
-      this.#report(error, id);
+      this.#report(error, key);
     }
   }
 
-  #report(error: unknown, id: string): void {
+  #report(error: unknown, key: string | number): void {
+    const id = typeof key === "string" ? key : `#${key}`;
     try {
       this.#onError(error, id);
     } catch (failure) {

@@ -16,7 +16,10 @@ export interface TimingWheelOptions {
   maxPerTurn?: number;
   /** Let the process exit while only the wheel's driver timer is pending, default false. */
   unref?: boolean;
-  /** Receives what a callback threw (or its promise rejected with), default console.error. */
+  /**
+   * Receives what a callback threw (or its promise rejected with) and the entry's id, or
+   * `#<handle>` for an entry added by handle; default console.error.
+   */
   onError?: (error: unknown, id: string) => void;
 }
 

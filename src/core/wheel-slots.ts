@@ -1,12 +1,27 @@
 /**
- * @module wheel-slots — struct-of-arrays storage for timing-wheel entries, bucket lists and
- * the bucket delay queue.
+ * @module wheel-slots — struct-of-arrays storage for timing-wheel entries and bucket lists,
+ * and the bucket delay queue.
  *
- * Every entry and every bucket is an integer slot in the same typed arrays, so a pending entry
- * owns no JS object of its own: the heap holds one callback and one id reference per slot and
- * the rest lives in `ArrayBuffer`s the garbage collector never traces. Buckets are circular
- * doubly linked lists whose head is a sentinel slot, so linking, unlinking and moving a whole
- * bucket are a handful of array writes with no branches on "is this the head?".
+ * Every entry and every bucket is an integer slot in one typed array of 16-byte records, so a
+ * pending entry owns no JS object of its own: the heap holds its callback reference (and its
+ * id, for an entry scheduled by id) and the rest lives in an `ArrayBuffer` the garbage
+ * collector never traces. Buckets are circular doubly linked lists whose head is a sentinel
+ * slot, so linking, unlinking and moving a whole bucket are a handful of array writes with no
+ * branches on "is this the head?".
+ *
+ * Each entry slot carries a tag: what it holds (an entry added by handle or one scheduled by
+ * id; 0 when free) and a generation that grows every time the slot is freed. A handle packs
+ * the slot and its generation, so a handle kept after its entry fired or was removed no longer
+ * matches once the slot is reused; a slot whose generation runs out is retired, never reused,
+ * so a stale handle can never match a newer entry.
+ *
+ * Memory layout, measured on this project's VM (docs/BENCHMARKS.md): at 1M pending entries
+ * every random access is a cache and TLB miss, and first touch of fresh memory costs ~3.4 ns a
+ * byte, so bytes per entry and the number of distinct cache lines an operation touches are
+ * what insert and cancel cost. Hence 16-byte records (the due tick is kept as its low 32 bits,
+ * see wheel-levels.ts), one flat array for them (chunked records were ~40 ns slower per
+ * cancel: an extra dependent load on every access), and callbacks in fixed chunks that are
+ * never copied (a JS array grown by `push` copies and re-touches every cell on each growth).
  */
 
 /** "No slot": an empty free list or an empty heap. */
@@ -15,105 +30,224 @@ export const NIL = -1;
 /** A slot's callback. Typed loosely because async callbacks are accepted and not awaited. */
 export type WheelCallback = () => unknown;
 
+/** Tag kind (low two bits) of a slot holding an entry added by handle. */
+export const BY_HANDLE = 1;
+/** Tag kind (low two bits) of a slot holding an entry scheduled by id. */
+export const BY_ID = 2;
+
+/** Slots stay below 2 ** 27 (2 GiB of records), so a handle's low 27 bits are its slot. */
+const SLOT_BITS = 27;
+/** handle = generation × SLOT_SPAN + slot, generation = tag >>> 2. */
+const SLOT_SPAN = 2 ** SLOT_BITS;
+const SLOT_MASK = SLOT_SPAN - 1;
+/**
+ * Tags (generation × 4 + kind) stay below 2 ** 26, so handles stay below 2 ** 51 (safe
+ * integers): a slot is retired after 16.7 million uses. The first 16 uses of a slot give
+ * handles below 2 ** 31, which V8 (Deno) keeps as small integers rather than boxed numbers.
+ */
+const TAG_LIMIT = 2 ** 26;
+
+/** Callback cells per chunk (below the 100 000 at which `new Array(n)` goes sparse in JSC). */
+const CHUNK_BITS = 16;
+const CHUNK = 1 << CHUNK_BITS;
+const CHUNK_MASK = CHUNK - 1;
+/** Slots of a new wheel; doubles as needed. */
 const INITIAL_CAPACITY = 1024;
 
+/** `size` undefined callback cells; dense so reads never check for holes. */
+const callbackChunk = (size: number): (WheelCallback | undefined)[] =>
+  new Array<WheelCallback | undefined>(size).fill(undefined);
+
 /**
- * Slot storage: a free list and list operations over one `ArrayBuffer` laid out as 16-byte
- * records `[next: i32, prev: i32, time: f64]`, so a slot's links and time share a cache line:
- * an unlink touches three lines (the slot and its two neighbours) instead of six.
+ * Slot storage: a free list and list operations over 16-byte records
+ * `[next: i32, prev: i32, tag: i32, tick: i32]` in one `Int32Array`, so everything insert,
+ * cancel and fire read or write of a slot is in one record and an unlink touches three
+ * records (the slot and its two neighbours). `tick` is an entry's due tick modulo 2 ** 32
+ * (wheel-levels.ts recovers the rest) and a sentinel's bucket number.
  */
 export class WheelSlots {
-  /** Int32 view: `link[4s]` is the next slot, `link[4s + 1]` the previous one. */
-  link: Int32Array;
+  /** `link[4s]` next slot, `[4s + 1]` previous slot, `[4s + 2]` tag, `[4s + 3]` tick. */
+  #link: Int32Array;
+  /** Callback of slot `s` at `[s >>> 16][s & 0xffff]`; cleared on free so it can be collected. */
+  #callbacks: (WheelCallback | undefined)[][];
   /**
-   * Float64 view: `time[2s + 1]`. Entry slots: the requested due time (epoch ms) as given, so
-   * `dueAt` answers exactly. Sentinel slots: the bucket's expiry tick while queued, else -1.
+   * Id of an entry scheduled by id (to drop its index entry on fire and to report errors),
+   * grown only as far as the highest slot such an entry used: handles never pay for it.
    */
-  time: Float64Array;
+  #ids: (string | undefined)[] = [];
+  /** Due time (epoch ms, as given) of an entry scheduled by id, for `dueAt`; made on demand. */
+  #dues: Float64Array | undefined;
   /**
-   * `refs[2s]` is the entry's id (needed on fire to drop the index entry and to report errors),
-   * `refs[2s + 1]` its callback. One array, so both come in on the same cache line; cleared on
-   * free so the closure can be collected.
+   * Most recently freed slot; each free slot's next field holds the one freed before it. A
+   * list threaded through the records costs a free nothing beyond the record it already
+   * touches; a separate stack of free slots (tried) made a cancel at 1M ~30 ns slower (one
+   * more cache line written, and fresh memory) and gained nothing on refills.
    */
-  refs: (string | WheelCallback | undefined)[] = [];
-  #capacity: number;
-  #top = 0;
   #free = NIL;
+  #capacity = INITIAL_CAPACITY;
+  /** Slots ever used: the next fresh slot. */
+  #top = 0;
 
-  constructor(capacity = INITIAL_CAPACITY) {
-    this.#capacity = capacity;
-    const buffer = new ArrayBuffer(capacity * 16);
-    this.link = new Int32Array(buffer);
-    this.time = new Float64Array(buffer);
+  constructor() {
+    this.#link = new Int32Array(INITIAL_CAPACITY * 4);
+    this.#callbacks = [callbackChunk(INITIAL_CAPACITY)];
   }
 
   /** The slot after `s` in its list (a sentinel's next is itself when the list is empty). */
   nextOf(s: number): number {
-    return this.link[s << 2];
+    return this.#link[s << 2];
   }
 
-  timeOf(s: number): number {
-    return this.time[(s << 1) | 1];
+  /** Entry: its due tick modulo 2 ** 32, as an int32. Sentinel: its bucket number. */
+  tickOf(s: number): number {
+    return this.#link[(s << 2) | 3];
   }
 
-  setTime(s: number, value: number): void {
-    this.time[(s << 1) | 1] = value;
+  /** Stores `tick` modulo 2 ** 32 (an `Int32Array` store wraps). */
+  setTick(s: number, tick: number): void {
+    this.#link[(s << 2) | 3] = tick;
   }
 
-  /** Takes a slot for an entry, reusing the most recently freed one (its cache lines are warm). */
-  alloc(): number {
-    const s = this.#free;
-    if (s !== NIL) {
-      this.#free = this.link[s << 2];
-      return s;
-    }
-    return this.#fresh();
+  /** Tag kind of slot `s`: BY_HANDLE, BY_ID, or 0 for a sentinel or a free slot. */
+  kindOf(s: number): number {
+    return this.#link[(s << 2) | 2] & 3;
   }
 
   /**
-   * Takes a never-used slot for the sentinel of a new, empty list. Never from the free list:
-   * a level's sentinels must be contiguous so a bucket is found by base + index.
+   * Takes a slot for an entry of `kind` (BY_HANDLE or BY_ID), reusing the most recently freed
+   * one (its cache lines are the most likely to be warm).
    */
-  sentinel(): number {
-    const s = this.#fresh();
-    this.link[s << 2] = s;
-    this.link[(s << 2) | 1] = s;
-    this.time[(s << 1) | 1] = -1;
+  alloc(kind: number): number {
+    let s = this.#free;
+    if (s !== NIL) this.#free = this.#link[s << 2];
+    else s = this.#fresh();
+    // A free slot's tag is a multiple of 4; the kind goes in its low bits.
+    this.#link[(s << 2) | 2] += kind;
     return s;
   }
 
-  /** Sets an entry's id and callback. */
-  setRefs(s: number, id: string, callback: WheelCallback): void {
-    this.refs[s << 1] = id;
-    this.refs[(s << 1) | 1] = callback;
+  /**
+   * Takes a never-used slot for the sentinel of a new, empty list whose tick field holds
+   * `bucket`. Never from the free list: a level's sentinels must be contiguous so a bucket is
+   * found by base + index.
+   */
+  sentinel(bucket: number): number {
+    const s = this.#fresh();
+    this.empty(s);
+    this.#link[(s << 2) | 3] = bucket;
+    return s;
   }
 
-  idOf(s: number): string {
-    return this.refs[s << 1] as string;
+  setCallback(s: number, callback: WheelCallback): void {
+    this.#callbacks[s >>> CHUNK_BITS][s & CHUNK_MASK] = callback;
   }
 
   callbackOf(s: number): WheelCallback {
-    return this.refs[(s << 1) | 1] as WheelCallback;
+    return this.#callbacks[s >>> CHUNK_BITS][s & CHUNK_MASK] as WheelCallback;
+  }
+
+  /** Sets the id and the requested due time of an entry scheduled by id. */
+  setIdDue(s: number, id: string, atMs: number): void {
+    const ids = this.#ids;
+    // Appending keeps the array packed (a hole would make every access check for one).
+    while (ids.length < s) ids.push(undefined);
+    if (ids.length === s) ids.push(id);
+    else ids[s] = id;
+    this.setDue(s, atMs);
+  }
+
+  /** Sets the requested due time of an entry scheduled by id. */
+  setDue(s: number, atMs: number): void {
+    (this.#dues ??= new Float64Array(this.#capacity))[s] = atMs;
+  }
+
+  /** Id of an entry scheduled by id. */
+  idOf(s: number): string {
+    return this.#ids[s] as string;
+  }
+
+  /** Requested due time of an entry scheduled by id. */
+  dueOf(s: number): number {
+    return this.#dues![s];
+  }
+
+  /** The handle of the entry added by handle in slot `s`. */
+  handleOf(s: number): number {
+    return (this.#link[(s << 2) | 2] >>> 2) * SLOT_SPAN + s;
+  }
+
+  /**
+   * Removes the pending entry added by handle `handle`: unlinks and frees its slot and returns
+   * it, or returns NIL (and changes nothing) for a stale handle or any other number. The same
+   * steps as slotOf + unlink + free, written out over one local array: at 1M pending entries
+   * a cancel is one cache miss on the record, and the fewer instructions each cancel takes,
+   * the more of those misses the CPU overlaps (measured: ~20 ns less per cancel on Bun).
+   */
+  removeHandle(handle: number): number {
+    const s = handle & SLOT_MASK;
+    if (s >= this.#top) return NIL;
+    const link = this.#link, i = s << 2;
+    const tag = link[i | 2];
+    if ((tag & 3) !== BY_HANDLE || (tag >>> 2) * SLOT_SPAN + s !== handle) return NIL;
+    const n = link[i], p = link[i | 1];
+    link[p << 2] = n;
+    link[(n << 2) | 1] = p;
+    this.#callbacks[s >>> CHUNK_BITS][s & CHUNK_MASK] = undefined;
+    const next = tag + 3; // (tag | 3) + 1 for a handle's tag
+    link[i | 2] = next;
+    if (next < TAG_LIMIT) {
+      link[i] = this.#free;
+      this.#free = s;
+    }
+    return s;
+  }
+
+  /** The slot of a pending entry added by handle, or NIL for anything else (stale, garbage). */
+  slotOf(handle: number): number {
+    // `&` keeps the low 32 bits of any safe integer; non-numbers and NaN give slot 0 (the run
+    // queue's sentinel, tag 0), which never matches.
+    const s = handle & SLOT_MASK;
+    if (s >= this.#top) return NIL;
+    const tag = this.#link[(s << 2) | 2];
+    return (tag & 3) === BY_HANDLE && (tag >>> 2) * SLOT_SPAN + s === handle ? s : NIL;
   }
 
   #fresh(): number {
-    if (this.#top === this.#capacity) this.#grow();
-    // Appending keeps the JS arrays packed (a hole would make every access check for one).
-    this.refs.push(undefined, undefined);
-    return this.#top++;
+    const s = this.#top;
+    if (s === this.#capacity) this.#grow();
+    if (s >= CHUNK && (s & CHUNK_MASK) === 0) this.#callbacks.push(callbackChunk(CHUNK));
+    this.#top = s + 1;
+    return s;
   }
 
-  /** Returns an unlinked entry slot to the free list. */
+  /** Returns an unlinked entry slot to the free list; a slot out of generations is retired. */
   free(s: number): void {
-    this.refs[s << 1] = undefined;
-    this.refs[(s << 1) | 1] = undefined;
-    this.link[s << 2] = this.#free;
-    this.#free = s;
+    const link = this.#link, i = (s << 2) | 2;
+    const tag = link[i];
+    this.#callbacks[s >>> CHUNK_BITS][s & CHUNK_MASK] = undefined;
+    if ((tag & 3) === BY_ID) this.#ids[s] = undefined;
+    const next = (tag | 3) + 1;
+    link[i] = next;
+    if (next < TAG_LIMIT) {
+      link[s << 2] = this.#free;
+      this.#free = s;
+    }
+  }
+
+  /**
+   * Frees every entry slot without touching sentinels, in O(slots). The records stay: reusing
+   * the slots with their generations is what keeps old handles stale.
+   */
+  freeAll(): void {
+    const link = this.#link;
+    for (let s = this.#top - 1; s >= 0; s--) {
+      if ((link[(s << 2) | 2] & 3) !== 0) this.free(s);
+    }
   }
 
   /** Appends slot `s` to the list headed by sentinel `head`. */
   linkTail(s: number, head: number): void {
-    const link = this.link;
+    const link = this.#link;
     const last = link[(head << 2) | 1];
     link[last << 2] = s;
     link[s << 2] = head;
@@ -123,15 +257,21 @@ export class WheelSlots {
 
   /** Removes slot `s` from whatever list it is in; the sentinel makes this branch-free. */
   unlink(s: number): void {
-    const link = this.link;
+    const link = this.#link;
     const n = link[s << 2], p = link[(s << 2) | 1];
     link[p << 2] = n;
     link[(n << 2) | 1] = p;
   }
 
+  /** Makes the list headed by sentinel `head` empty (its slots must be freed separately). */
+  empty(head: number): void {
+    this.#link[head << 2] = head;
+    this.#link[(head << 2) | 1] = head;
+  }
+
   /** Moves every slot of the list headed by `from` to the tail of the list headed by `to`. */
   spliceTail(from: number, to: number): void {
-    const link = this.link;
+    const link = this.#link;
     const first = link[from << 2];
     if (first === from) return;
     const last = link[(from << 2) | 1], tail = link[(to << 2) | 1];
@@ -144,68 +284,87 @@ export class WheelSlots {
   }
 
   #grow(): void {
-    this.#capacity *= 2;
-    const buffer = new ArrayBuffer(this.#capacity * 16);
-    const link = new Int32Array(buffer);
-    link.set(this.link);
-    this.link = link;
-    this.time = new Float64Array(buffer);
+    const capacity = this.#capacity * 2;
+    if (capacity > SLOT_SPAN) {
+      throw new RangeError(`TimingWheel: more than ${SLOT_SPAN} entries and buckets`);
+    }
+    const link = new Int32Array(capacity * 4);
+    link.set(this.#link);
+    this.#link = link;
+    if (capacity <= CHUNK) {
+      const callbacks = callbackChunk(capacity), old = this.#callbacks[0];
+      for (let i = 0; i < old.length; i++) callbacks[i] = old[i];
+      this.#callbacks[0] = callbacks;
+    }
+    if (this.#dues) {
+      const dues = new Float64Array(capacity);
+      dues.set(this.#dues);
+      this.#dues = dues;
+    }
+    this.#capacity = capacity;
   }
 }
 
 /**
- * Binary min-heap of bucket sentinels keyed by their expiry tick (`slots.timeOf(sentinel)`).
+ * Binary min-heap of bucket sentinels keyed by their expiry tick, keys kept beside the items.
  * Holds at most one item per bucket, so it never exceeds levels × wheelSize items.
  */
 export class BucketHeap {
   #items = new Int32Array(64);
-  #slots: WheelSlots;
+  #keys = new Float64Array(64);
   size = 0;
-
-  constructor(slots: WheelSlots) {
-    this.#slots = slots;
-  }
 
   /** The sentinel with the earliest expiry, or NIL. */
   peek(): number {
     return this.size === 0 ? NIL : this.#items[0];
   }
 
-  push(b: number): void {
+  /** The earliest expiry, or Infinity. */
+  peekKey(): number {
+    return this.size === 0 ? Infinity : this.#keys[0];
+  }
+
+  push(b: number, key: number): void {
     if (this.size === this.#items.length) {
-      const items = new Int32Array(this.size * 2);
+      const items = new Int32Array(this.size * 2), keys = new Float64Array(this.size * 2);
       items.set(this.#items);
+      keys.set(this.#keys);
       this.#items = items;
+      this.#keys = keys;
     }
-    const items = this.#items, slots = this.#slots;
-    const key = slots.timeOf(b);
+    const items = this.#items, keys = this.#keys;
     let i = this.size++;
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      const p = items[parent];
-      if (slots.timeOf(p) <= key) break;
-      items[i] = p;
+      if (keys[parent] <= key) break;
+      items[i] = items[parent];
+      keys[i] = keys[parent];
       i = parent;
     }
     items[i] = b;
+    keys[i] = key;
   }
 
   pop(): number {
     if (this.size === 0) return NIL;
-    const items = this.#items, slots = this.#slots;
+    const items = this.#items, keys = this.#keys;
     const top = items[0];
-    const last = items[--this.size];
-    const n = this.size, key = slots.timeOf(last);
+    const n = --this.size;
+    const last = items[n], key = keys[n];
     let i = 0;
     for (;;) {
       let child = 2 * i + 1;
       if (child >= n) break;
-      if (child + 1 < n && slots.timeOf(items[child + 1]) < slots.timeOf(items[child])) child++;
-      if (slots.timeOf(items[child]) >= key) break;
+      if (child + 1 < n && keys[child + 1] < keys[child]) child++;
+      if (keys[child] >= key) break;
       items[i] = items[child];
+      keys[i] = keys[child];
       i = child;
     }
-    if (n > 0) items[i] = last;
+    if (n > 0) {
+      items[i] = last;
+      keys[i] = key;
+    }
     return top;
   }
 }

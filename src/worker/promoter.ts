@@ -3,7 +3,7 @@
  * queues through the timing wheel.
  *
  * The delayed set in storage is the truth; the wheel is this process's hot cache of it.
- * The wheel holds one entry per due tick, not per task: a firing promotes everything due,
+ * The wheel holds one entry per due tick (its `firesAt` grid), not per task: a firing promotes everything due,
  * so 100k tasks due within 10 s cost at most one wheel entry per 10 ms tick. Entries come
  * from `delayed` events (whoever submitted) and from a look-ahead scan on start and every
  * `lookAheadMs / 2`, which also covers events missed while disconnected. Promotion itself
@@ -61,9 +61,11 @@ export class Promoter {
 
   /** Makes sure the wheel fires at the tick that covers `runAt` (inside the look-ahead). */
   arm(runAt: number): void {
-    const { wheel, clock, tickMs, lookAheadMs } = this.#o;
+    const { wheel, clock, lookAheadMs } = this.#o;
     if (runAt > clock.now() + lookAheadMs) return; // a later scan arms it
-    const at = Math.ceil(runAt / tickMs) * tickMs;
+    // One entry per tick of the wheel's own grid: every task due in that tick fires with it,
+    // and rounding on any other grid could add a second tick of lateness.
+    const at = wheel.firesAt(runAt);
     const id = `promote:${at}`;
     if (!wheel.has(id)) wheel.schedule(id, at, () => this.promote());
   }

@@ -1,6 +1,7 @@
 /**
- * @module timing-wheel.test — behaviour of the hierarchical timing wheel, driven by a manual
- * clock, plus a randomized comparison against a brute-force model and one real-clock check.
+ * @module timing-wheel.test — behaviour of the hierarchical timing wheel (entries by string id
+ * and by integer handle), driven by a manual clock, plus a randomized comparison against a
+ * brute-force model and one real-clock check.
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -13,7 +14,12 @@ const DAY = 86_400_000;
 /** A manual clock that also counts what the wheel asks of it. */
 class CountingClock extends ManualClock {
   armed = 0;
+  reads = 0;
   unrefed: TimerHandle[] = [];
+  override now(): number {
+    this.reads++;
+    return super.now();
+  }
   override setTimer(fn: () => void, ms: number): TimerHandle {
     this.armed++;
     return super.setTimer(fn, ms);
@@ -274,6 +280,233 @@ describe("TimingWheel", () => {
     assert.equal(clock.unrefed.length, clock.armed);
   });
 
+  it("add/remove/pending by handle: safe integers, true only while pending", async () => {
+    const clock = new ManualClock(START);
+    const wheel = new TimingWheel({ clock });
+    const fired: string[] = [];
+    const a = wheel.add(START + 50, () => fired.push("a"));
+    const b = wheel.add(START + 60, () => fired.push("b"));
+    const c = wheel.add(START + 70, () => fired.push("c"));
+    for (const h of [a, b, c]) assert.ok(Number.isSafeInteger(h) && h >= 0, `handle ${h}`);
+    assert.equal(new Set([a, b, c]).size, 3);
+    wheel.schedule("id", START + 80, () => fired.push("id"));
+    assert.equal(wheel.size, 4, "size counts handles and ids");
+    assert.equal(wheel.pending(a), true);
+    assert.equal(wheel.remove(a), true);
+    assert.equal(wheel.remove(a), false);
+    assert.equal(wheel.pending(a), false);
+    assert.equal(wheel.size, 3);
+    wheel.start();
+    await clock.advance(65);
+    assert.deepEqual(fired, ["b"]);
+    assert.equal(wheel.pending(b), false, "not pending once fired");
+    assert.equal(wheel.remove(b), false);
+    assert.equal(wheel.pending(c), true);
+    await clock.advance(100);
+    assert.deepEqual(fired, ["b", "c", "id"]);
+    assert.equal(wheel.size, 0);
+  });
+
+  it("a stale handle is false and never touches the entry that reused its slot", async () => {
+    const clock = new ManualClock(START);
+    const wheel = new TimingWheel({ clock });
+    const fired: string[] = [];
+    // Removed, then its slot reused (the most recently freed slot is taken first).
+    const old = wheel.add(START + 100, () => fired.push("old"));
+    wheel.remove(old);
+    const reused = wheel.add(START + 100, () => fired.push("reused"));
+    assert.notEqual(reused, old);
+    assert.equal(wheel.pending(old), false);
+    assert.equal(wheel.remove(old), false);
+    assert.equal(wheel.pending(reused), true);
+    // Fired, then its slot reused, by a handle and by an id.
+    wheel.start();
+    await clock.advance(100);
+    assert.deepEqual(fired, ["reused"]);
+    const next = wheel.add(START + 300, () => fired.push("next"));
+    wheel.schedule("by-id", START + 300, () => fired.push("by-id"));
+    for (const stale of [old, reused]) {
+      assert.equal(wheel.remove(stale), false);
+      assert.equal(wheel.pending(stale), false);
+    }
+    assert.equal(wheel.pending(next), true);
+    assert.equal(wheel.size, 2);
+    // Numbers that were never handles.
+    for (const junk of [-1, 0, 1.5, NaN, Infinity, 2 ** 53, next + 1, "1" as unknown as number]) {
+      assert.equal(wheel.remove(junk), false, `remove(${String(junk)})`);
+      assert.equal(wheel.pending(junk), false, `pending(${String(junk)})`);
+    }
+    await clock.advance(1_000);
+    assert.deepEqual(fired, ["reused", "next", "by-id"]);
+  });
+
+  it("validates add() arguments and reports a failing handle entry as #<handle>", async () => {
+    const clock = new ManualClock(START);
+    const errors: [string, string][] = [];
+    const wheel = new TimingWheel({
+      clock,
+      onError: (error, id) => errors.push([(error as Error).message, id]),
+    });
+    assert.throws(() => wheel.add(NaN, () => {}), {
+      name: "RangeError",
+      message: "TimingWheel.add: atMs must be a finite number, got NaN",
+    });
+    assert.throws(() => wheel.add(START, 5 as unknown as () => void), /callback must be a func/);
+    assert.throws(() => wheel.firesAt(Infinity), /firesAt: atMs must be a finite number/);
+    assert.equal(wheel.size, 0);
+    const fired: string[] = [];
+    const boom = wheel.add(START + 10, () => {
+      throw new Error("boom");
+    });
+    wheel.add(START + 10, () => fired.push("after"));
+    wheel.add(START + 10, async () => {
+      throw new Error("async boom");
+    });
+    wheel.start();
+    await clock.advance(50);
+    assert.deepEqual(fired, ["after"]);
+    assert.equal(errors.length, 2);
+    assert.deepEqual(errors[0], ["boom", `#${boom}`]);
+    assert.equal(errors[1][0], "async boom");
+    assert.match(errors[1][1], /^#\d+$/);
+  });
+
+  it("clear() drops entries by handle too, and their handles stay stale", async () => {
+    const clock = new ManualClock(START);
+    const wheel = new TimingWheel({ clock });
+    let fired = 0;
+    const before = Array.from({ length: 100 }, (_, i) => wheel.add(START + 10 * i, () => fired++));
+    wheel.schedule("id", START + 5, () => fired++);
+    wheel.start();
+    wheel.clear();
+    assert.equal(wheel.size, 0);
+    const after = Array.from({ length: 100 }, (_, i) => wheel.add(START + 10 * i, () => fired++));
+    for (const h of before) {
+      assert.equal(wheel.pending(h), false);
+      assert.equal(wheel.remove(h), false);
+    }
+    assert.ok(after.every((h) => wheel.pending(h)));
+    await clock.advance(2_000);
+    assert.equal(fired, 100);
+  });
+
+  it("does not read the clock for each add or schedule on a busy wheel", () => {
+    const clock = new CountingClock(START);
+    const wheel = new TimingWheel({ clock });
+    wheel.start();
+    const reads = clock.reads;
+    for (let i = 0; i < 10_000; i++) {
+      wheel.add(START + 1_000 + ((i * 7_919) % 3_600_000), () => {});
+      wheel.schedule(`t${i}`, START + 1_000 + ((i * 104_729) % 3_600_000), () => {});
+    }
+    // Only re-arming for an earlier bucket reads it; the first add found an idle wheel.
+    assert.ok(clock.reads - reads <= clock.armed + 1, `${clock.reads - reads} reads`);
+    assert.ok(clock.reads - reads < 50, `${clock.reads - reads} reads for 20k inserts`);
+  });
+
+  it("firesAt(x): x's tick start, >= x, one per tick; entries there fire together", async () => {
+    // A fractional clock, as performance.timeOrigin + performance.now() gives.
+    for (const [start, tickMs] of [[START + 0.3721, 10], [START, 7], [1_234.5, 1]]) {
+      const clock = new ManualClock(start);
+      const wheel = new TimingWheel({ clock, tickMs });
+      const random = prng(11);
+      for (let i = 0; i < 2_000; i++) {
+        const x = start + (random() - 0.1) * 100_000 + (i % 3 === 0 ? 0 : random());
+        const at = wheel.firesAt(x);
+        assert.ok(at >= x, `firesAt(${x}) = ${at} is before it`);
+        assert.ok(at - x < tickMs, `firesAt(${x}) = ${at} is a tick or more after it`);
+        assert.ok(at % tickMs === 0, `tick starts are whole multiples of the tick (${at})`);
+        assert.equal(wheel.firesAt(at), at, `firesAt(firesAt(${x}))`);
+        assert.equal(wheel.firesAt(at - tickMs + 0.001), at, "anywhere within the tick");
+        assert.equal(wheel.firesAt(at + 0.001), at + tickMs, "just after it: the next tick");
+      }
+      // Entries for x and for firesAt(x) are due in the same tick, so fire in the same driver
+      // turn (callbacks of one turn run back to back, before any microtask).
+      let turn = 0;
+      let inTurn = false;
+      const fired: [string, number][] = [];
+      const log = (name: string) => () => {
+        if (!inTurn) {
+          inTurn = true;
+          turn++;
+          queueMicrotask(() => (inTurn = false));
+        }
+        fired.push([name, turn]);
+      };
+      const xs = [start + 1, start + 333.3, start + 5_000.01, start + 86_400_123.4];
+      for (const [i, x] of xs.entries()) {
+        wheel.add(x, log(`x${i}`));
+        wheel.schedule(`tick:${x}`, wheel.firesAt(x), log(`tick${i}`));
+      }
+      wheel.start();
+      for (const [i, x] of xs.entries()) {
+        const tickStart = wheel.firesAt(x);
+        await clock.advance(tickStart - clock.now() - 0.001);
+        assert.equal(fired.length, 2 * i, `nothing fires before ${tickStart}`);
+        // The driver sleeps whole ms (rounded up), so it wakes within 1 ms of the tick start.
+        await clock.advance(1);
+        assert.deepEqual(fired.slice(2 * i).sort(), [[`tick${i}`, turn], [`x${i}`, turn]]);
+      }
+      wheel.stop();
+    }
+  });
+
+  it("keeps due times exact across 2 ** 32 ticks and long stalls", async () => {
+    const clock = new ManualClock(START);
+    // 1 ms ticks: 2 ** 32 ticks is 49.7 days; with 2 buckets per level, levels whose buckets
+    // span more than 2 ** 32 ticks are reached at 2 ** 33 ms (99 days).
+    for (const wheelSize of [256, 2]) {
+      const wheel = new TimingWheel({ clock, tickMs: 1, wheelSize });
+      const base = clock.now();
+      const late: Record<string, number> = {};
+      const add = (name: string, at: number) =>
+        wheel.add(at, () => {
+          late[name] = clock.now() - at;
+        });
+      add("soon", base + 10);
+      add("49.8 days", base + 2 ** 32 + 86_400_000 * 0.1);
+      add("200 days", base + 200 * DAY + 0.5);
+      add("2**41 ms", base + 2 ** 41 + 3);
+      wheel.schedule("3 years", base + 3 * 365 * DAY, () => {
+        late["3 years"] = clock.now() - (base + 3 * 365 * DAY);
+      });
+      wheel.start();
+      await clock.advance(50 * DAY);
+      assert.deepEqual(Object.keys(late).sort(), ["49.8 days", "soon"], `size ${wheelSize}`);
+      // Overdue by more than 2 ** 32 ticks relative to the buckets fired so far.
+      add("100 days overdue", base - 100 * DAY);
+      await clock.advance(0);
+      assert.equal(late["100 days overdue"], 150 * DAY);
+      await clock.advance(50 * DAY);
+      assert.equal(Object.keys(late).length, 3);
+      // Stopped for 60 days: on restart whatever fell due fires at once, the rest stays put.
+      wheel.stop();
+      clock.jump(clock.now() + 150 * DAY);
+      const stalled = clock.now();
+      add("overdue on restart", stalled - 5);
+      wheel.start();
+      await clock.advance(0);
+      assert.equal(late["200 days"], stalled - (base + 200 * DAY + 0.5));
+      assert.ok(late["overdue on restart"] >= 5);
+      assert.equal(late["3 years"], undefined);
+      await clock.advance(4 * 365 * DAY);
+      assert.equal(late["2**41 ms"], undefined, "2 ** 41 ms is 69 years");
+      await clock.advance(base + 2 ** 41 + 3 - clock.now() - 1);
+      assert.equal(late["2**41 ms"], undefined);
+      await clock.advance(1);
+      for (const [name, lateness] of Object.entries(late)) {
+        if (name === "200 days" || name.includes("overdue")) continue;
+        assert.ok(
+          lateness >= 0 && lateness < 1,
+          `${name}: ${lateness} ms late (size ${wheelSize})`,
+        );
+      }
+      assert.equal(Object.keys(late).length, 7);
+      assert.equal(wheel.size, 0);
+      wheel.stop();
+    }
+  });
+
   // Each driver turn costs a real macrotask in ManualClock.advance, so the configurations are
   // separate tests to keep each within the runner's per-test timeout.
   for (
@@ -325,6 +558,9 @@ interface ModelConfig {
 /**
  * Thousands of random operations, each mirrored in a plain Map; every firing is checked
  * against the model (no early, late, double or stale fires) and nothing due may stay pending.
+ * About 40% of the operations address entries by handle (key `h<handle>` in the model), among
+ * them removes and checks of handles that are stale by then, so a stale handle that touched a
+ * newer entry would show up as a missed fire or a wrong answer.
  */
 async function runModel({ seed, ops, tickMs, wheelSize, maxPerTurn }: ModelConfig): Promise<void> {
   const random = prng(seed);
@@ -335,11 +571,27 @@ async function runModel({ seed, ops, tickMs, wheelSize, maxPerTurn }: ModelConfi
   let version = 0;
   let fires = 0;
   const ids = Array.from({ length: 100 }, (_, i) => `id${i}`);
+  /** Handles issued so far (the latest 300), pending or stale. */
+  const handles: number[] = [];
+  const pickHandle = () => handles[Math.floor(random() * handles.length)];
   wheel.start();
+
+  /** The callback for model entry `key`, version `v`, whose tick starts at `tickStart`. */
+  const check = (key: string, v: number, tickStart: number) => () => {
+    const now = clock.now();
+    const want = model.get(key);
+    if (!want || want.version !== v) failures.push(`${key} v${v}: stale or double fire`);
+    else if (now < want.at) failures.push(`${key}: ${want.at - now} ms early`);
+    else if (now < tickStart) failures.push(`${key}: before firesAt, ${tickStart - now} ms`);
+    else if (now >= want.earliest + tickMs) failures.push(`${key}: ${now - want.at} ms late`);
+    model.delete(key);
+    fires++;
+  };
 
   for (let op = 0; op < ops; op++) {
     const roll = random();
     const id = ids[Math.floor(random() * ids.length)];
+    const byHandle = random() < 0.4;
     if (roll < 0.55) {
       const r = random();
       const delay = r < 0.1
@@ -348,21 +600,36 @@ async function runModel({ seed, ops, tickMs, wheelSize, maxPerTurn }: ModelConfi
         ? Math.floor(random() * 3 * DAY)
         : Math.floor(random() * 2_500) + (random() < 0.2 ? 0.25 : 0);
       const at = clock.now() + delay;
+      const tickStart = wheel.firesAt(at);
+      assert.ok(tickStart >= at && tickStart - at < tickMs, `firesAt(${at}) = ${tickStart}`);
       const v = ++version;
-      model.set(id, { at, version: v, earliest: Math.max(at, clock.now()) });
-      wheel.schedule(id, at, () => {
-        const now = clock.now();
-        const want = model.get(id);
-        if (!want || want.version !== v) failures.push(`${id} v${v}: stale or double fire`);
-        else if (now < want.at) failures.push(`${id}: ${want.at - now} ms early`);
-        else if (now >= want.earliest + tickMs) failures.push(`${id}: ${now - want.at} ms late`);
-        model.delete(id);
-        fires++;
-      });
+      const entry = { at, version: v, earliest: Math.max(at, clock.now()) };
+      if (byHandle) {
+        let key = "";
+        const handle = wheel.add(at, () => check(key, v, tickStart)());
+        key = `h${handle}`;
+        assert.equal(model.has(key), false, `handle ${handle} issued twice while pending`);
+        model.set(key, entry);
+        handles.push(handle);
+        if (handles.length > 300) handles.shift();
+      } else {
+        model.set(id, entry);
+        wheel.schedule(id, at, check(id, v, tickStart));
+      }
     } else if (roll < 0.75) {
-      assert.equal(wheel.cancel(id), model.delete(id), `cancel(${id})`);
+      if (byHandle && handles.length) {
+        const handle = pickHandle();
+        assert.equal(wheel.remove(handle), model.delete(`h${handle}`), `remove(${handle})`);
+      } else {
+        assert.equal(wheel.cancel(id), model.delete(id), `cancel(${id})`);
+      }
     } else if (roll < 0.9) {
-      assert.equal(wheel.dueAt(id), model.get(id)?.at, `dueAt(${id})`);
+      if (byHandle && handles.length) {
+        const handle = pickHandle();
+        assert.equal(wheel.pending(handle), model.has(`h${handle}`), `pending(${handle})`);
+      } else {
+        assert.equal(wheel.dueAt(id), model.get(id)?.at, `dueAt(${id})`);
+      }
       assert.equal(wheel.size, model.size);
     } else {
       const r = random();

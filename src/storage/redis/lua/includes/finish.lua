@@ -58,25 +58,40 @@ local function trimHistory(now)
 end
 
 -- Deletes finished (succeeded/cancelled) rows beyond maxCount or older than maxAgeMs,
--- oldest finished first; dead rows are kept. Bounded per call.
+-- oldest finished first; dead rows are kept. Bounded per call (1000 rows). Once retention
+-- is full every finished task evicts one row, so the rows of one call are removed with one
+-- ZREM per index and one DEL: per-row calls made this the costliest part of completing.
 local function pruneFinished(now)
   local f = P .. 'finished'
   local size = redis.call('ZCARD', f)
-  for _ = 1, 1000 do
-    if size == 0 then break end
-    local id = redis.call('ZRANGE', f, 0, 0)[1]
-    local k = tkey(id)
-    local v = redis.call('HMGET', k, 'finishedAt', 'status')
-    if size <= RETENTION.maxCount and now - (num(v[1]) or now) <= RETENTION.maxAgeMs then break end
-    redis.call('ZREM', f, id)
-    size = size - 1
-    if v[2] then
-      bump(P .. 'counts', v[2], -1)
-      if INDEXED[v[2]] then redis.call('ZREM', P .. 'status:' .. v[2], id) end
+  local ids, dels = {}, {}
+  local function drop(id, status)
+    ids[#ids + 1] = id
+    dels[#dels + 1] = tkey(id)
+    dels[#dels + 1] = P .. 'children:' .. id
+    if status then
+      bump(P .. 'counts', status, -1)
+      if INDEXED[status] then redis.call('ZREM', P .. 'status:' .. status, id) end
     end
-    redis.call('ZREM', P .. 'all', id)
-    redis.call('DEL', k, P .. 'children:' .. id)
   end
+  -- Rows beyond maxCount go whatever their age.
+  local excess = math.min(size - RETENTION.maxCount, 1000)
+  if excess > 0 then
+    for _, id in ipairs(redis.call('ZRANGE', f, 0, excess - 1)) do
+      drop(id, str(redis.call('HGET', tkey(id), 'status')))
+    end
+  end
+  -- Then rows past maxAgeMs, oldest first, until the first younger one.
+  while #ids < 1000 and #ids < size do
+    local id = redis.call('ZRANGE', f, #ids, #ids)[1]
+    local v = redis.call('HMGET', tkey(id), 'finishedAt', 'status')
+    if now - (num(v[1]) or now) <= RETENTION.maxAgeMs then break end
+    drop(id, str(v[2]))
+  end
+  if #ids == 0 then return end
+  redis.call('ZREM', f, unpack(ids))
+  redis.call('ZREM', P .. 'all', unpack(ids))
+  redis.call('DEL', unpack(dels))
 end
 
 -- Ends a script that changed tasks: applies retention and writes the summed counters.

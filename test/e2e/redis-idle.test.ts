@@ -1,0 +1,60 @@
+/**
+ * @module redis-idle.test — an idle worker process costs at most about one Redis command
+ * per second, and still wakes at once for new work.
+ *
+ * Pub/sub wakes pools when work arrives, so an idle worker only runs its background duties:
+ * the backstop claim poll, lease recovery, the instance heartbeat, the look-ahead scans and
+ * the status line of `bun run worker`. This is a functional bound (a cost users pay per
+ * idle instance, e.g. on metered Redis), measured with MONITOR on a private server.
+ */
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { type RedisServerHandle, startRedisServer } from "../helpers/redis-server.ts";
+import { countCommands } from "../helpers/cluster-monitor.ts";
+import { type Cluster, startCluster } from "../helpers/cluster-workers.ts";
+import { eventually } from "../helpers/wait.ts";
+
+const WINDOW_MS = 15_000;
+const MAX_PER_SECOND = 1;
+
+let server: RedisServerHandle;
+let c: Cluster;
+
+describe("an idle worker process on Redis", () => {
+  before(async () => {
+    server = await startRedisServer();
+    c = await startCluster(server.url, "idle");
+  });
+  after(async () => {
+    await c.close();
+    await server.stop();
+  });
+
+  it(`sends at most ${MAX_PER_SECOND} command/s with 2 pools`, { timeout: 40_000 }, async () => {
+    // The defaults of `bun run worker`: two pools, 30 s lease, the status line on.
+    await c.spawn(1, { SKEDULR_POOLS: "default=10,critical=4" });
+    const seen = await countCommands(server.port, WINDOW_MS);
+    const rate = seen.total / seen.seconds;
+    console.log(
+      `  idle worker: ${seen.total} commands in ${seen.seconds.toFixed(1)} s = ${
+        rate.toFixed(2)
+      }/s (${seen.byCommand.map(([name, n]) => `${name} ${n}`).join(", ")})`,
+    );
+    assert.ok(rate <= MAX_PER_SECOND, `idle rate ${rate.toFixed(2)}/s`);
+  });
+
+  it("still starts new work within milliseconds after idling", { timeout: 20_000 }, async () => {
+    const id = await c.client.submit({ type: "count" });
+    const task = await eventually(
+      async () => {
+        const t = await c.client.get(id);
+        return t?.status === "succeeded" ? t : null;
+      },
+      "the task to run",
+      5_000,
+    );
+    const wait = task.startedAt! - task.createdAt;
+    console.log(`  after idling: enqueue→start ${wait} ms`);
+    assert.ok(wait < 500, `woken by pub/sub, not by the backstop poll (${wait} ms)`);
+  });
+});

@@ -1,0 +1,56 @@
+/**
+ * @module cluster-monitor — counts the commands clients send to a Redis server, by watching
+ * its MONITOR stream (on a throwaway server only: MONITOR sees every client).
+ *
+ * `INFO commandstats` would also count the commands scripts run inside Redis; MONITOR marks
+ * those `[<db> lua]`, so only what crosses the network is counted here, which is what an
+ * idle worker costs. EVALSHA calls are named after the script they run.
+ */
+import { connect } from "node:net";
+import { scriptSha } from "../../src/storage/redis/script-runner.ts";
+import { SCRIPTS } from "../../src/storage/redis/scripts.generated.ts";
+
+export interface CommandCount {
+  /** Commands sent by clients during the window (the monitoring connection excluded). */
+  total: number;
+  seconds: number;
+  /** Per command, EVALSHA as `evalsha:<script name>`, most frequent first. */
+  byCommand: [string, number][];
+}
+
+/** Watches `port` for `ms` milliseconds and counts client commands. */
+export async function countCommands(port: number, ms: number): Promise<CommandCount> {
+  const names = new Map<string, string>();
+  for (const s of Object.values(SCRIPTS)) names.set(await scriptSha(s.source), s.name);
+  const counts = new Map<string, number>();
+  let total = 0;
+  let buffer = "";
+  const sock = connect(port, "127.0.0.1");
+  await new Promise<void>((resolve, reject) => {
+    sock.once("error", reject);
+    sock.once("connect", () => {
+      sock.write("MONITOR\r\n");
+      resolve();
+    });
+  });
+  sock.on("data", (chunk) => {
+    buffer += chunk.toString("utf8");
+    let end: number;
+    while ((end = buffer.indexOf("\r\n")) >= 0) {
+      const line = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      // +<time> [<db> <client addr | lua>] "<command>" "<arg>" ...
+      const m = /^\+[\d.]+ \[\d+ ([^\]]+)\] "([^"]+)"(?: "([^"]*)")?/.exec(line);
+      if (!m || m[1] === "lua") continue;
+      let name = m[2].toLowerCase();
+      if (name === "evalsha") name = `evalsha:${names.get(m[3] ?? "") ?? "?"}`;
+      counts.set(name, (counts.get(name) ?? 0) + 1);
+      total++;
+    }
+  });
+  const started = performance.now();
+  await new Promise((resolve) => setTimeout(resolve, ms));
+  const seconds = (performance.now() - started) / 1000;
+  sock.destroy();
+  return { total, seconds, byCommand: [...counts].sort((a, b) => b[1] - a[1]) };
+}

@@ -1,0 +1,117 @@
+/**
+ * @module cluster-workers — several real `scripts/worker.ts` processes on one throwaway
+ * Redis under one key prefix, plus what a test needs to watch them from outside: a
+ * client-only Scheduler on the same storage, a raw Redis connection, and the evidence the
+ * handlers of test/e2e/fixtures/cluster-jobs.ts leave behind.
+ */
+import { connectRedisTcp } from "../../src/adapters/redis-tcp.ts";
+import { Scheduler, silentLogger } from "../../src/mod.ts";
+import { RedisStorage } from "../../src/storage/redis/redis-storage.ts";
+import type { RedisTransport } from "../../src/storage/redis/transport.ts";
+import { uniquePrefix } from "./redis-server.ts";
+import { ready, startWorker, type WorkerProcess } from "./worker-process.ts";
+
+export const CLUSTER_JOBS = "test/e2e/fixtures/cluster-jobs.ts";
+
+export interface Cluster {
+  prefix: string;
+  /** Where the fixture handlers keep their evidence (`<key>:runs` and so on). */
+  key: string;
+  workers: WorkerProcess[];
+  /** A client-only Scheduler (never started) on the cluster's storage. */
+  client: Scheduler;
+  /** A plain connection for reading evidence. */
+  redis: RedisTransport;
+  /** Starts `n` more worker processes (scripts/worker.ts unless `script`) and waits for them. */
+  spawn(n: number, env?: Record<string, string>, script?: string): Promise<WorkerProcess[]>;
+  /** task id → executions, as counted by the fixture handlers. */
+  runs(): Promise<Map<string, number>>;
+  /** pid → executions in that process. */
+  runsByPid(): Promise<Map<string, number>>;
+  /** Stops every process (SIGKILL: the test is over) and closes the connections. */
+  close(): Promise<void>;
+}
+
+/** Calls a worker's HTTP API and returns the status and parsed JSON body. */
+export async function api(
+  w: WorkerProcess,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: any }> {
+  const r = await fetch(`${w.url}/api${path}`, {
+    method: body === undefined ? "GET" : "POST",
+    headers: body === undefined ? {} : { "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: r.status, body: await r.json() };
+}
+
+/** `kill -9`: no shutdown hook runs, leases are left to expire. */
+export async function kill9(w: WorkerProcess): Promise<void> {
+  await w.stop("SIGKILL");
+}
+
+export async function startCluster(
+  redisUrl: string,
+  name: string,
+  env: Record<string, string> = {},
+): Promise<Cluster> {
+  const prefix = uniquePrefix(name).replace(/^t:/, "e2e-");
+  const key = `${prefix}:evidence`;
+  const storage = new RedisStorage({ transport: connectRedisTcp(redisUrl), prefix });
+  await storage.init();
+  const client = new Scheduler({ storage, pools: {}, logger: silentLogger });
+  const redis = connectRedisTcp(redisUrl);
+  const workers: WorkerProcess[] = [];
+  const hash = async (k: string) => {
+    const flat = await redis.send(["HGETALL", k]) as string[];
+    const out = new Map<string, number>();
+    for (let i = 0; i + 1 < flat.length; i += 2) out.set(String(flat[i]), Number(flat[i + 1]));
+    return out;
+  };
+  return {
+    prefix,
+    key,
+    workers,
+    client,
+    redis,
+    async spawn(n, extra = {}, script = "scripts/worker.ts") {
+      const started = await Promise.all(
+        Array.from({ length: n }, () =>
+          startWorker({
+            REDIS_URL: redisUrl,
+            SKEDULR_PREFIX: prefix,
+            SKEDULR_JOBS: CLUSTER_JOBS,
+            E2E_KEY: key,
+            ...env,
+            ...extra,
+          }, script)),
+      );
+      workers.push(...started);
+      return await Promise.all(started.map((w) => ready(w, 20_000)));
+    },
+    runs: () => hash(`${key}:runs`),
+    runsByPid: () => hash(`${key}:by-pid`),
+    async close() {
+      await Promise.all(workers.map((w) => w.stop("SIGKILL")));
+      await storage.close();
+      await redis.close();
+    },
+  };
+}
+
+/** Submits `specs` through the workers' HTTP APIs, 1000 per batch, round-robin. */
+export async function submitOverHttp(
+  workers: WorkerProcess[],
+  specs: unknown[],
+): Promise<string[]> {
+  const batches: unknown[][] = [];
+  for (let i = 0; i < specs.length; i += 1000) batches.push(specs.slice(i, i + 1000));
+  const replies = await Promise.all(
+    batches.map((batch, i) => api(workers[i % workers.length], "/tasks/batch", batch)),
+  );
+  return replies.flatMap((r) => {
+    if (r.status !== 201) throw new Error(`batch submit failed: ${JSON.stringify(r.body)}`);
+    return (r.body.tasks as { id: string }[]).map((t) => t.id);
+  });
+}
