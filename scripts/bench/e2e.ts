@@ -42,6 +42,12 @@ const MAX_FOREIGN = Number(arg("max-foreign", "0.2"));
 const TRIES = 4;
 
 const server = await startRedisServer();
+// A failed run must not leave the server behind (worker processes are stopped per measurement).
+process.once("exit", () => {
+  try {
+    process.kill(server.pid, "SIGKILL");
+  } catch { /* already gone */ }
+});
 const admin = connectRedisTcp(server.url);
 const waiter = connectRedisTcp(server.url); // BLPOP blocks its connection
 const makers = [skedulr, bullmq];
@@ -170,7 +176,11 @@ const fmt = (x: number, digits = 1) => x.toFixed(digits);
 const rows: string[][] = [];
 function row(metric: string, better: "higher" | "lower", sk: number[], bq: number[], d = 1) {
   const a = median(sk), b = median(bq);
-  const ratio = better === "higher" ? `${fmt(a / b, 2)}×` : `${fmt(b / a, 2)}× lower`;
+  const ratio = better === "higher"
+    ? `${fmt(a / b, 2)}×`
+    : b >= a
+    ? `${fmt(b / a, 2)}× lower`
+    : `${fmt(a / b, 2)}× higher`;
   rows.push([metric, fmt(a, d), fmt(b, d), ratio]);
   console.log(
     `  ${metric}: skedulr ${sk.map((x) => fmt(x, d)).join(" / ")}; bullmq ${

@@ -18,12 +18,15 @@ import {
 } from "../helpers/cluster-workers.ts";
 
 let server: RedisServerHandle;
-const clusters: Cluster[] = [];
 
-async function cluster(name: string): Promise<Cluster> {
+/** Runs `test` with a fresh cluster under its own prefix, and stops its processes after. */
+async function withCluster(name: string, test: (c: Cluster) => Promise<void>): Promise<void> {
   const c = await startCluster(server.url, name);
-  clusters.push(c);
-  return c;
+  try {
+    await test(c);
+  } finally {
+    await c.close();
+  }
 }
 
 /** How many tasks are in `status` now, read straight from the cluster's `counts` hash. */
@@ -71,169 +74,179 @@ describe("many worker processes on one Redis", () => {
     server = await startRedisServer();
   });
   after(async () => {
-    await Promise.all(clusters.map((c) => c.close()));
     await server.stop();
   });
 
-  it("runs 10k tasks across 3 processes, each exactly once", { timeout: 60_000 }, async () => {
-    const c = await cluster("once");
-    const ws = await c.spawn(3, { SKEDULR_POOLS: "default=20" });
-    const ids = await submitOverHttp(ws, Array.from({ length: 10_000 }, () => ({ type: "count" })));
-    await untilSucceeded(c, ids.length, 30_000);
-    assertEachRanOnce(await c.runs(), ids);
-    const byPid = await c.runsByPid();
-    assert.deepEqual([...byPid.keys()].sort(), ws.map((w) => String(w.child.pid)).sort());
-    console.log(`  10k tasks: executions per process ${[...byPid.values()].join(" / ")}`);
-  });
+  it(
+    "runs 10k tasks across 3 processes, each exactly once",
+    { timeout: 60_000 },
+    () =>
+      withCluster("once", async (c) => {
+        const ws = await c.spawn(3, { SKEDULR_POOLS: "default=20" });
+        const ids = await submitOverHttp(
+          ws,
+          Array.from({ length: 10_000 }, () => ({ type: "count" })),
+        );
+        await untilSucceeded(c, ids.length, 30_000);
+        assertEachRanOnce(await c.runs(), ids);
+        const byPid = await c.runsByPid();
+        assert.deepEqual([...byPid.keys()].sort(), ws.map((w) => String(w.child.pid)).sort());
+        console.log(`  10k tasks: executions per process ${[...byPid.values()].join(" / ")}`);
+      }),
+  );
 
   it(
     "loses nothing when one process is killed with SIGKILL mid-run",
     { timeout: 60_000 },
-    async () => {
-      const c = await cluster("kill");
-      const ws = await c.spawn(3, { SKEDULR_POOLS: "default=10", SKEDULR_LEASE_MS: "1000" });
-      const n = 3_000;
-      const ids = await submitOverHttp(
-        ws,
-        Array.from({ length: n }, () => ({ type: "count", payload: { ms: 30 }, maxRetries: 3 })),
-      );
-      const victim = ws[0];
-      const { body } = await api(ws[1], "/workers");
-      const victimId = body.workers.find((w: { pid: number }) => w.pid === victim.child.pid).id;
-      // Kill once a quarter is done and the victim is busy (its pool stays full while work is queued).
-      await eventually(
-        async () => {
-          const byPid = await c.runsByPid();
-          return (await succeeded(c)) >= n / 4 && (byPid.get(String(victim.child.pid)) ?? 0) > 0;
-        },
-        "a quarter done",
-        30_000,
-      );
-      await kill9(victim);
-      const orphans = (await c.client.list({ status: "running", limit: 1000 })).items
-        .filter((t) => t.workerId === victimId);
-      assert.ok(orphans.length > 0, "the killed process held running tasks");
-      await untilSucceeded(c, n, 30_000);
-      assert.equal(await count(c, "dead"), 0);
-      const runs = await c.runs();
-      assert.equal(runs.size, n, "every task ran");
-      for (const id of ids) assert.ok(runs.get(id)! >= 1);
-      for (const t of await timings(c, orphans.map((o) => o.id))) {
-        assert.ok(t[2] >= 2, "an orphaned task ran again as a new attempt");
-      }
-      const twice = [...runs.values()].filter((x) => x > 1).length;
-      console.log(
-        `  kill -9: ${orphans.length} tasks orphaned, all ${n} succeeded, ${twice} ran twice (at-least-once)`,
-      );
-    },
+    () =>
+      withCluster("kill", async (c) => {
+        const ws = await c.spawn(3, { SKEDULR_POOLS: "default=10", SKEDULR_LEASE_MS: "1000" });
+        const n = 3_000;
+        const ids = await submitOverHttp(
+          ws,
+          Array.from({ length: n }, () => ({ type: "count", payload: { ms: 30 }, maxRetries: 3 })),
+        );
+        const victim = ws[0];
+        const { body } = await api(ws[1], "/workers");
+        const victimId = body.workers.find((w: { pid: number }) => w.pid === victim.child.pid).id;
+        // Kill once a quarter is done and the victim is busy (its pool stays full while work is queued).
+        await eventually(
+          async () => {
+            const byPid = await c.runsByPid();
+            return (await succeeded(c)) >= n / 4 && (byPid.get(String(victim.child.pid)) ?? 0) > 0;
+          },
+          "a quarter done",
+          30_000,
+        );
+        await kill9(victim);
+        const orphans = (await c.client.list({ status: "running", limit: 1000 })).items
+          .filter((t) => t.workerId === victimId);
+        assert.ok(orphans.length > 0, "the killed process held running tasks");
+        await untilSucceeded(c, n, 30_000);
+        assert.equal(await count(c, "dead"), 0);
+        const runs = await c.runs();
+        assert.equal(runs.size, n, "every task ran");
+        for (const id of ids) assert.ok(runs.get(id)! >= 1);
+        for (const t of await timings(c, orphans.map((o) => o.id))) {
+          assert.ok(t[2] >= 2, "an orphaned task ran again as a new attempt");
+        }
+        const twice = [...runs.values()].filter((x) => x > 1).length;
+        console.log(
+          `  kill -9: ${orphans.length} tasks orphaned, all ${n} succeeded, ${twice} ran twice (at-least-once)`,
+        );
+      }),
   );
 
   it(
     "promotes 5k delayed tasks across 3 processes, each exactly once",
     { timeout: 60_000 },
-    async () => {
-      const c = await cluster("delayed");
-      const ws = await c.spawn(3, { SKEDULR_POOLS: "default=20" });
-      const t0 = Date.now();
-      const specs = Array.from({ length: 5_000 }, (_, i) => ({
-        type: "count",
-        runAt: t0 + 1_500 + (i % 1_500),
-      }));
-      const ids = await submitOverHttp(ws, specs);
-      await untilSucceeded(c, ids.length, 30_000);
-      assertEachRanOnce(await c.runs(), ids);
-      const late = (await timings(c, ids)).map(([runAt, started, attempt]) => {
-        assert.equal(attempt, 1);
-        assert.ok(started >= runAt, `started ${runAt - started} ms before it was due`);
-        return started - runAt;
-      }).sort((a, b) => a - b);
-      console.log(
-        `  5k delayed: lateness p50 ${late[late.length >> 1]} ms, max ${late[late.length - 1]} ms`,
-      );
-    },
+    () =>
+      withCluster("delayed", async (c) => {
+        const ws = await c.spawn(3, { SKEDULR_POOLS: "default=20" });
+        const t0 = Date.now();
+        const specs = Array.from({ length: 5_000 }, (_, i) => ({
+          type: "count",
+          runAt: t0 + 1_500 + (i % 1_500),
+        }));
+        const ids = await submitOverHttp(ws, specs);
+        await untilSucceeded(c, ids.length, 30_000);
+        assertEachRanOnce(await c.runs(), ids);
+        const late = (await timings(c, ids)).map(([runAt, started, attempt]) => {
+          assert.equal(attempt, 1);
+          assert.ok(started >= runAt, `started ${runAt - started} ms before it was due`);
+          return started - runAt;
+        }).sort((a, b) => a - b);
+        console.log(
+          `  5k delayed: lateness p50 ${late[late.length >> 1]} ms, max ${
+            late[late.length - 1]
+          } ms`,
+        );
+      }),
   );
 
   it(
     "cancel through process A aborts the task running on process B",
     { timeout: 30_000 },
-    async () => {
-      const c = await cluster("cancel");
-      const ws = await c.spawn(3);
-      const { body } = await api(ws[0], "/tasks", { type: "forever", maxRetries: 3 });
-      const pid = await eventually(
-        () => c.redis.send(["HGET", `${c.key}:started`, body.id]),
-        "the task to start",
-        10_000,
-      );
-      const b = ws.find((w) => String(w.child.pid) === String(pid))!;
-      const a = ws.find((w) => w !== b)!;
-      const r = await api(a, `/tasks/${body.id}/cancel`, {});
-      assert.deepEqual(r, { status: 200, body: { id: body.id, status: "cancelled" } });
-      const aborted = await eventually(
-        () => c.redis.send(["HGET", `${c.key}:aborted`, body.id]),
-        "the handler on B to see the abort",
-        5_000,
-      );
-      assert.equal(aborted, `${b.child.pid} cancelled`);
-      const t = await eventually(async () => {
-        const got = await api(a, `/tasks/${body.id}`);
-        return got.body.status === "cancelled" ? got.body : null;
-      }, "cancelled");
-      assert.equal(t.attempt, 1, "no retry after cancel");
-    },
+    () =>
+      withCluster("cancel", async (c) => {
+        const ws = await c.spawn(3);
+        const { body } = await api(ws[0], "/tasks", { type: "forever", maxRetries: 3 });
+        const pid = await eventually(
+          () => c.redis.send(["HGET", `${c.key}:started`, body.id]),
+          "the task to start",
+          10_000,
+        );
+        const b = ws.find((w) => String(w.child.pid) === String(pid))!;
+        const a = ws.find((w) => w !== b)!;
+        const r = await api(a, `/tasks/${body.id}/cancel`, {});
+        assert.deepEqual(r, { status: 200, body: { id: body.id, status: "cancelled" } });
+        const aborted = await eventually(
+          () => c.redis.send(["HGET", `${c.key}:aborted`, body.id]),
+          "the handler on B to see the abort",
+          5_000,
+        );
+        assert.equal(aborted, `${b.child.pid} cancelled`);
+        const t = await eventually(async () => {
+          const got = await api(a, `/tasks/${body.id}`);
+          return got.body.status === "cancelled" ? got.body : null;
+        }, "cancelled");
+        assert.equal(t.attempt, 1, "no retry after cancel");
+      }),
   );
 
   it("fires a 1-second cron once per occurrence across 3 processes, also after a kill", {
     timeout: 60_000,
-  }, async () => {
-    const c = await cluster("cron");
-    const ws = await c.spawn(3);
-    const { body } = await api(ws[0], "/tasks", { type: "count", cron: "* * * * * *" });
-    assert.equal(body.status, "active");
-    await untilSucceeded(c, 3, 10_000);
-    // Kill the creator just after an occurrence finished, far from the next one.
-    const base = await succeeded(c);
-    await untilSucceeded(c, base + 1, 5_000);
-    await kill9(ws[0]);
-    const killedAt = Date.now();
-    await untilSucceeded(c, base + 5, 15_000);
-    const removed = await fetch(`${ws[1].url}/api/schedules/${body.id}`, { method: "DELETE" });
-    assert.equal(removed.status, 200);
-    await eventually(
-      async () => (await count(c, "queued")) + (await count(c, "running")) === 0,
-      "quiet",
-    );
-    const runs = await c.runs();
-    const tasks = (await c.client.list({ type: "count", limit: 1000 })).items;
-    assertEachRanOnce(runs, tasks.map((t) => t.id));
-    const at = tasks.map((t) => t.runAt!).sort((x, y) => x - y);
-    assert.equal(new Set(at).size, at.length, "one run per occurrence");
-    for (const x of at) assert.equal(x % 1000, 0, "occurrences are whole seconds");
-    for (let i = 1; i < at.length; i++) assert.equal(at[i] - at[i - 1], 1000, "no gap, no double");
-    assert.ok(at[at.length - 1] > killedAt + 3000, "kept firing after the kill");
-    console.log(
-      `  cron: ${at.length} consecutive seconds, ${
-        tasks.filter((t) => t.runAt! > killedAt).length
-      } after the kill`,
-    );
-  });
+  }, () =>
+    withCluster("cron", async (c) => {
+      const ws = await c.spawn(3);
+      const { body } = await api(ws[0], "/tasks", { type: "count", cron: "* * * * * *" });
+      assert.equal(body.status, "active");
+      await untilSucceeded(c, 3, 10_000);
+      // Kill the creator just after an occurrence finished, far from the next one.
+      const base = await succeeded(c);
+      await untilSucceeded(c, base + 1, 5_000);
+      await kill9(ws[0]);
+      const killedAt = Date.now();
+      await untilSucceeded(c, base + 5, 15_000);
+      const removed = await fetch(`${ws[1].url}/api/schedules/${body.id}`, { method: "DELETE" });
+      assert.equal(removed.status, 200);
+      await eventually(
+        async () => (await count(c, "queued")) + (await count(c, "running")) === 0,
+        "quiet",
+      );
+      const runs = await c.runs();
+      const tasks = (await c.client.list({ type: "count", limit: 1000 })).items;
+      assertEachRanOnce(runs, tasks.map((t) => t.id));
+      const at = tasks.map((t) => t.runAt!).sort((x, y) => x - y);
+      assert.equal(new Set(at).size, at.length, "one run per occurrence");
+      for (const x of at) assert.equal(x % 1000, 0, "occurrences are whole seconds");
+      for (let i = 1; i < at.length; i++) {
+        assert.equal(at[i] - at[i - 1], 1000, "no gap, no double");
+      }
+      assert.ok(at[at.length - 1] > killedAt + 3000, "kept firing after the kill");
+      console.log(
+        `  cron: ${at.length} consecutive seconds, ${
+          tasks.filter((t) => t.runAt! > killedAt).length
+        } after the kill`,
+      );
+    }));
 
   it(
     "a worker started after an API-only node delayed tasks picks them up",
     { timeout: 60_000 },
-    async () => {
-      const c = await cluster("late");
-      const [apiNode] = await c.spawn(1, {}, "scripts/serve.ts");
-      const t0 = Date.now();
-      const early = Array.from({ length: 100 }, () => ({ type: "count", runAt: t0 + 300 }));
-      const later = Array.from({ length: 100 }, () => ({ type: "count", runAt: t0 + 4_000 }));
-      const ids = await submitOverHttp([apiNode], [...early, ...later]);
-      await eventually(() => Date.now() > t0 + 800, "the early tasks to be overdue", 5_000);
-      assert.equal(await count(c, "scheduled"), 200, "nothing promotes them without a worker");
-      await c.spawn(1);
-      await untilSucceeded(c, 200, 20_000);
-      assertEachRanOnce(await c.runs(), ids);
-      for (const [runAt, started] of await timings(c, ids)) assert.ok(started >= runAt);
-    },
+    () =>
+      withCluster("late", async (c) => {
+        const [apiNode] = await c.spawn(1, {}, "scripts/serve.ts");
+        const t0 = Date.now();
+        const early = Array.from({ length: 100 }, () => ({ type: "count", runAt: t0 + 300 }));
+        const later = Array.from({ length: 100 }, () => ({ type: "count", runAt: t0 + 4_000 }));
+        const ids = await submitOverHttp([apiNode], [...early, ...later]);
+        await eventually(() => Date.now() > t0 + 800, "the early tasks to be overdue", 5_000);
+        assert.equal(await count(c, "scheduled"), 200, "nothing promotes them without a worker");
+        await c.spawn(1);
+        await untilSucceeded(c, 200, 20_000);
+        assertEachRanOnce(await c.runs(), ids);
+        for (const [runAt, started] of await timings(c, ids)) assert.ok(started >= runAt);
+      }),
   );
 });
