@@ -16,7 +16,7 @@
  *   the storage that messages may have been missed.
  *
  * Web-standard only (fetch, streams, Web Crypto), which is why the client comes from
- * `@upstash/redis/cloudflare`: that entry reads no `process.env`.
+ * `@upstash/redis/cloudflare`: that entry reads no environment variables.
  */
 import { Redis } from "@upstash/redis/cloudflare";
 import { OrderedPipeline, type Outcome, type PipelineMode, typedCall } from "./rest-pipeline.ts";
