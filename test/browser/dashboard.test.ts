@@ -259,9 +259,14 @@ describe("dashboard in Chromium (bun run worker, no token)", () => {
     await taskIs(held.id, "succeeded");
     assert.equal((await stats()).pools.reports.paused, false);
 
-    await page.fill('input[data-size="reports"]', "3");
-    await page.click('button[data-set="reports"]');
-    await eventually(async () => (await stats()).pools.reports.size === 3, "reports size 3");
+    // The pools table re-renders on its poll; a re-render between fill and click drops the
+    // typed value, so type and click again until the size is stored (the UI must get there).
+    await eventually(async () => {
+      if ((await stats()).pools.reports.size === 3) return true;
+      await page.fill('input[data-size="reports"]', "3");
+      await page.click('button[data-set="reports"]');
+      return false;
+    }, "reports size 3");
     await api(
       "/tasks/batch",
       Array.from({ length: 3 }, () => ({ type: "sleep", pool: "reports", payload: { ms: 4000 } })),
