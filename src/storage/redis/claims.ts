@@ -6,7 +6,7 @@
  * an idle worker's poll is one command however many pools it serves, and busy pools that
  * free slots in the same tick share a round trip. Claims are applied in call order.
  */
-import type { TaskRecord, TaskStatus } from "../../core/task.ts";
+import type { TaskRecord } from "../../core/task.ts";
 import type { LeaseOwner } from "../storage.ts";
 import { Batcher } from "./batcher.ts";
 import type { RedisContext } from "./context.ts";
@@ -30,7 +30,9 @@ export function claimBatcher(ctx: RedisContext): Batcher<ClaimItem, TaskRecord[]
       String(c.owner.leaseMs),
     ]);
     const reply = await ctx.run("claim", args) as RedisReply[][];
-    return reply.map((claimed) => claimed.map((values) => decodeClaimed(values as Value[])));
+    return reply.map((claimed, i) =>
+      claimed.map((values) => decodeClaimed(values as Value[], items[i]))
+    );
   });
 }
 
@@ -39,29 +41,28 @@ const num = (v: Value) => (v === null ? null : Number(v));
 const parse = (v: Value) => (v === null ? null : JSON.parse(v));
 
 /**
- * A claimed task from the values of CLAIMED_FIELDS in lua/claim-1.lua, by position: the
- * same record decodeTask (codec.ts) builds from a full hash, without a field name per value.
+ * A claimed task from the reply of lua/claim-1.lua (CLAIMED_FIELDS, by position) and what
+ * the claim itself set: the same record decodeTask (codec.ts) builds from the stored hash.
  */
-function decodeClaimed(v: Value[]): TaskRecord {
-  const [id, type, status, pool, priority, payload, attempt, maxRetries, progress] = v;
-  const [result, error, runAt, startedAt, finishedAt, key, cancelReason, workerId, body] = v
-    .slice(9);
+function decodeClaimed(v: Value[], claim: ClaimItem): TaskRecord {
+  const [id, attempt, , type, priority, payload, maxRetries, result, error, runAt] = v;
+  const [finishedAt, key, cancelReason, body] = v.slice(10);
   const b = JSON.parse(body!);
   return {
     id: id!,
     type: type!,
-    status: status as TaskStatus,
-    pool: pool!,
+    status: "running",
+    pool: claim.pool,
     priority: Number(priority),
     payload: parse(payload),
     attempt: Number(attempt),
     maxRetries: Number(maxRetries),
-    progress: num(progress),
+    progress: null,
     result: parse(result),
     error: parse(error),
     createdAt: b.createdAt,
     runAt: num(runAt),
-    startedAt: num(startedAt),
+    startedAt: claim.now,
     finishedAt: num(finishedAt),
     scheduleId: b.scheduleId,
     dependsOn: b.dependsOn,
@@ -71,6 +72,6 @@ function decodeClaimed(v: Value[]): TaskRecord {
     timeoutMs: b.timeoutMs,
     backoff: b.backoff,
     cancelReason: cancelReason ?? null,
-    workerId: workerId ?? null,
+    workerId: claim.owner.workerId,
   };
 }

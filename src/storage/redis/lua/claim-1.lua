@@ -16,36 +16,45 @@
   progress cleared, the error of the previous attempt kept, and a lease until now + leaseMs.
 
   Returns one list per claim, in ARGV order, of the claimed tasks, each as the values of
-  CLAIMED_FIELDS in that order (nil for an absent field): a claimed task is decoded by
-  position (src/storage/redis/claims.ts keeps the same list), which halves the reply and
-  spares the worker one field-name string per value.
+  CLAIMED_FIELDS (nil for an absent field) with the id in place of status and the new
+  attempt in place of the old: a claimed task is decoded by position (src/storage/redis/
+  claims.ts keeps the same list), which halves the reply and spares the worker one
+  field-name string per value. The fields the claim itself sets (status, pool, startedAt,
+  workerId, progress) are not sent back.
 ]]
 --- @include "task"
 
--- Keep in this order: src/storage/redis/claims.ts decodes by position.
-local CLAIMED_FIELDS = {'id', 'type', 'status', 'pool', 'priority', 'payload', 'attempt',
-  'maxRetries', 'progress', 'result', 'error', 'runAt', 'startedAt', 'finishedAt', 'key',
-  'cancelReason', 'workerId', 'body'}
+-- Read before the task is marked running; src/storage/redis/claims.ts decodes the reply by
+-- position: the id and new attempt replace `status` and `attempt`, progress (cleared by the
+-- claim) becomes nil, and the rest are stored values.
+local CLAIMED_FIELDS = {'status', 'attempt', 'progress', 'type', 'priority', 'payload',
+  'maxRetries', 'result', 'error', 'runAt', 'finishedAt', 'key', 'cancelReason', 'body'}
 
 local function claim(now, pool, max, workerId, leaseUntil)
   local paused = redis.call('HMGET', P .. 'control', 'paused:*', 'paused:' .. pool)
   if paused[1] == '1' or paused[2] == '1' then return {} end
-  local popped = redis.call('ZPOPMIN', P .. 'ready:' .. pool, max)
+  -- ZRANGE + ZREM rather than ZPOPMIN: a popped score is formatted as text, which costs more
+  -- than the second call.
+  local ready = P .. 'ready:' .. pool
+  local popped = redis.call('ZRANGE', ready, 0, max - 1)
   if #popped == 0 then return {} end
+  redis.call('ZREM', ready, unpack(popped))
   local out, leases = {}, {}
-  local claimSeq = redis.call('INCRBY', P .. 'seq', #popped / 2) - #popped / 2
-  for i = 1, #popped, 2 do
+  local claimSeq = redis.call('INCRBY', P .. 'seq', #popped) - #popped
+  for i = 1, #popped do
     local id = string.sub(popped[i], 17)
     local k = tkey(id)
+    local v = redis.call('HMGET', k, unpack(CLAIMED_FIELDS))
     -- Members of ready:<pool> are queued tasks; the check guards against a corrupted set.
-    local v = redis.call('HMGET', k, 'status', 'attempt', 'progress')
     if v[1] == 'queued' then
-      redis.call('HSET', k, 'status', 'running', 'attempt', tonumber(v[2]) + 1, 'startedAt', now,
-        'workerId', workerId, 'claimSeq', claimSeq + (i + 1) / 2)
+      local attempt = tonumber(v[2]) + 1
+      redis.call('HSET', k, 'status', 'running', 'attempt', text(attempt), 'startedAt', now,
+        'workerId', workerId, 'claimSeq', text(claimSeq + i))
       if v[3] then redis.call('HDEL', k, 'progress') end
       leases[#leases + 1] = leaseUntil
       leases[#leases + 1] = id
-      out[#out + 1] = redis.call('HMGET', k, unpack(CLAIMED_FIELDS))
+      v[1], v[2], v[3] = id, attempt, false
+      out[#out + 1] = v
     end
   end
   if #out > 0 then
@@ -62,6 +71,6 @@ end
 local replies = {}
 for i = 1, #ARGV, 5 do
   replies[#replies + 1] = claim(ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2]), ARGV[i + 3],
-    tonumber(ARGV[i]) + tonumber(ARGV[i + 4]))
+    text(tonumber(ARGV[i]) + tonumber(ARGV[i + 4])))
 end
 return done(replies)

@@ -22,19 +22,20 @@ end
 
 local function recordAttempt(t, status, errorJson, now)
   local startedAt = t.startedAt or now
-  local duration = math.max(0, now - startedAt)
-  local hseq = nextSeq()
+  local duration = text(math.max(0, now - startedAt))
+  -- The member's fixed-width seq prefix doubles as its score (Redis parses it as a number).
+  local hseq = string.format('%016d', nextSeq())
   local json = '{"taskId":' .. name(t.id) .. ',"type":' .. name(t.type) .. ',"pool":' ..
-    name(t.pool) .. ',"attempt":' .. int(t.attempt) .. ',"status":"' .. status .. '","error":' ..
-    (errorJson or 'null') .. ',"startedAt":' .. int(startedAt) .. ',"finishedAt":' ..
-    int(now) .. ',"durationMs":' .. int(duration) .. ',"workerId":' ..
-    jsonString(t.workerId or '') .. '}'
-  redis.call('ZADD', P .. 'history', hseq, seqMember(hseq, json))
+    name(t.pool) .. ',"attempt":' .. text(t.attempt) .. ',"status":"' .. status ..
+    '","error":' .. (errorJson or 'null') .. ',"startedAt":' .. text(startedAt) ..
+    ',"finishedAt":' .. text(now) .. ',"durationMs":' .. duration .. ',"workerId":' ..
+    name(t.workerId or '') .. '}'
+  defer('ZADD', P .. 'history', hseq, hseq .. json)
   if not sampledTypes[t.type] then
     sampledTypes[t.type] = true
     redis.call('ZADD', P .. 'types', 'NX', hseq, t.type)
   end
-  redis.call('LPUSH', P .. 'durations:' .. t.type, duration)
+  defer('LPUSH', P .. 'durations:' .. t.type, duration)
   recorded = true
   if now > NOW then NOW = now end
 end
@@ -96,6 +97,7 @@ end
 
 -- Ends a script that changed tasks: applies retention and writes the summed counters.
 local function done(reply)
+  flushDeferred()
   if finishedAny then pruneFinished(NOW) end
   if recorded then trimHistory(NOW) end
   for key, h in pairs(BUMPS) do
@@ -121,7 +123,7 @@ end
 local function finish(t, status, now, fields)
   fields = fields or {}
   fields[#fields + 1] = 'finishedAt'
-  fields[#fields + 1] = now
+  fields[#fields + 1] = text(now)
   if t.key and redis.call('HGET', P .. 'keys', t.key) == t.id then
     redis.call('HDEL', P .. 'keys', t.key)
   end
