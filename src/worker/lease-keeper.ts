@@ -7,7 +7,7 @@ import type { Clock } from "../core/clock.ts";
 import type { Storage } from "../storage/storage.ts";
 import type { Logger } from "./middleware.ts";
 import { Periodic } from "./periodic.ts";
-import { AbortReason } from "./runner.ts";
+import { AbortReason, type Attempt } from "./runner.ts";
 
 export class LeaseKeeper {
   readonly #periodic: Periodic;
@@ -15,7 +15,7 @@ export class LeaseKeeper {
   constructor(
     private readonly storage: Storage,
     private readonly clock: Clock,
-    private readonly running: Map<string, AbortController>,
+    private readonly running: Map<string, Attempt>,
     private readonly owner: { workerId: string; leaseMs: number },
     logger: Logger,
   ) {

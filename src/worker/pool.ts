@@ -12,7 +12,7 @@ import type { AttemptRecord, TaskRecord } from "../core/task.ts";
 import { backoffDelay, type BackoffFn } from "../core/backoff.ts";
 import type { Storage, StorageEvent } from "../storage/storage.ts";
 import { compose, type Handler, type Logger, type Middleware } from "./middleware.ts";
-import { AbortReason, runAttempt } from "./runner.ts";
+import { AbortReason, Attempt, runAttempt } from "./runner.ts";
 
 /** A registered handler and its per-type options. */
 export interface HandlerEntry {
@@ -31,7 +31,7 @@ export interface PoolDeps {
   handlers: Map<string, HandlerEntry>;
   middleware: Middleware[];
   /** Every attempt running in this process, by task id (for cancel and lease renewal). */
-  running: Map<string, AbortController>;
+  running: Map<string, Attempt>;
   /** Called with each finished attempt this process ran (only while `wantsAttempts()`). */
   onAttempt(record: AttemptRecord): void;
   /** False while nobody consumes results, so attempts build no record. */
@@ -119,9 +119,9 @@ export class WorkerPool {
   }
 
   #start(task: TaskRecord): void {
-    const controller = new AbortController();
+    const attempt = new Attempt();
     this.#active.add(task.id);
-    this.#deps.running.set(task.id, controller);
+    this.#deps.running.set(task.id, attempt);
     // The slot frees when the handler ends, before its outcome is stored: the next claim then
     // travels with the completion (one round trip per batch, not two). The attempt stays in
     // `running` (lease renewal, drain) until storage has its outcome.
@@ -132,7 +132,7 @@ export class WorkerPool {
       // one call instead of a claim of 1 and one of the rest, batch after batch.
       queueMicrotask(() => this.wake());
     };
-    this.#run(task, controller, freeSlot).catch((error) => {
+    this.#run(task, attempt, freeSlot).catch((error) => {
       this.#deps.logger.error("settling an attempt failed", {
         id: task.id,
         error: toErrorInfo(error).message,
@@ -152,7 +152,7 @@ export class WorkerPool {
     if (this.#deps.wantsAttempts()) this.#deps.onAttempt(record(status, error));
   }
 
-  async #run(task: TaskRecord, controller: AbortController, ended: () => void): Promise<void> {
+  async #run(task: TaskRecord, attempt: Attempt, ended: () => void): Promise<void> {
     const { storage, clock, workerId, logger } = this.#deps;
     const entry = this.#deps.handlers.get(task.type);
     const handler: Handler = entry ? compose(this.#deps.middleware, entry.handler) : () => {
@@ -161,7 +161,7 @@ export class WorkerPool {
     const outcome = await runAttempt({
       task,
       handler,
-      controller,
+      attempt,
       timeoutMs: task.timeoutMs ?? entry?.timeoutMs ?? null,
       clock,
       logger,

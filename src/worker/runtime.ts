@@ -11,7 +11,7 @@ import { Periodic } from "./periodic.ts";
 import { type HandlerEntry, WorkerPool } from "./pool.ts";
 import { Promoter } from "./promoter.ts";
 import { ResultStream } from "./results.ts";
-import { AbortReason } from "./runner.ts";
+import { AbortReason, type Attempt } from "./runner.ts";
 import { ScheduleFirer } from "./schedule-firer.ts";
 
 export interface RuntimeOptions {
@@ -36,7 +36,7 @@ export interface RuntimeOptions {
 export class Runtime {
   readonly pools = new Map<string, WorkerPool>();
   readonly results = new ResultStream();
-  readonly running = new Map<string, AbortController>();
+  readonly running = new Map<string, Attempt>();
   readonly #o: RuntimeOptions;
   readonly #promoter: Promoter;
   readonly #firer: ScheduleFirer;
