@@ -62,35 +62,35 @@ end
 -- oldest finished first; dead rows are kept. Bounded per call (1000 rows). Once retention
 -- is full every finished task evicts one row, so the rows of one call are removed with one
 -- ZREM per index and one DEL: per-row calls made this the costliest part of completing.
+local FINISHED_STATUS = {s = 'succeeded', c = 'cancelled'}
+
 local function pruneFinished(now)
   local f = P .. 'finished'
   local size = redis.call('ZCARD', f)
-  local ids, dels = {}, {}
-  local function drop(id, status)
+  local members, ids, dels = {}, {}, {}
+  local function drop(member)
+    local id, status = string.sub(member, 2), FINISHED_STATUS[string.sub(member, 1, 1)]
+    members[#members + 1] = member
     ids[#ids + 1] = id
     dels[#dels + 1] = tkey(id)
     dels[#dels + 1] = P .. 'children:' .. id
-    if status then
-      bump(P .. 'counts', status, -1)
-      if INDEXED[status] then redis.call('ZREM', P .. 'status:' .. status, id) end
-    end
+    bump(P .. 'counts', status, -1)
+    if INDEXED[status] then redis.call('ZREM', P .. 'status:' .. status, id) end
   end
   -- Rows beyond maxCount go whatever their age.
   local excess = math.min(size - RETENTION.maxCount, 1000)
   if excess > 0 then
-    for _, id in ipairs(redis.call('ZRANGE', f, 0, excess - 1)) do
-      drop(id, str(redis.call('HGET', tkey(id), 'status')))
-    end
+    for _, member in ipairs(redis.call('ZRANGE', f, 0, excess - 1)) do drop(member) end
   end
   -- Then rows past maxAgeMs, oldest first, until the first younger one.
   while #ids < 1000 and #ids < size do
-    local id = redis.call('ZRANGE', f, #ids, #ids)[1]
-    local v = redis.call('HMGET', tkey(id), 'finishedAt', 'status')
-    if now - (num(v[1]) or now) <= RETENTION.maxAgeMs then break end
-    drop(id, str(v[2]))
+    local member = redis.call('ZRANGE', f, #ids, #ids)[1]
+    local finishedAt = num(redis.call('HGET', tkey(string.sub(member, 2)), 'finishedAt'))
+    if now - (finishedAt or now) <= RETENTION.maxAgeMs then break end
+    drop(member)
   end
   if #ids == 0 then return end
-  redis.call('ZREM', f, unpack(ids))
+  redis.call('ZREM', f, unpack(members))
   redis.call('ZREM', P .. 'all', unpack(ids))
   redis.call('DEL', unpack(dels))
 end

@@ -22,7 +22,8 @@
     ready:<pool>     zset    queued tasks, score = -priority, member = seq(16 digits)..id
     delayed          zset    scheduled/retrying tasks, score = runAt, member = seq(16)..id
     leases           zset    running tasks, score = lease expiry, member = id
-    finished         zset    succeeded/cancelled tasks in finishing order (row retention)
+    finished         zset    succeeded/cancelled tasks in finishing order (row retention),
+                             member = status initial (s|c)..id, so pruning reads no row
     keys             hash    dedup key -> id of the unfinished task holding it
     seq              string  the one monotonic counter (order, seq, claimSeq, history)
     stat-pools       zset    pools that ever had queued/running work, score = first use
@@ -179,7 +180,7 @@ local function enter(t, status, now, fields)
     usePool(t.pool)
     bump(P .. 'running', t.pool, 1)
   elseif status == 'succeeded' or status == 'cancelled' then
-    defer('ZADD', P .. 'finished', text(nextSeq()), id)
+    defer('ZADD', P .. 'finished', text(nextSeq()), string.sub(status, 1, 1) .. id)
   end
   redis.call('HSET', tkey(id), unpack(fields))
 end
@@ -197,7 +198,7 @@ local function leave(t)
     defer('ZREM', P .. 'leases', id)
     bump(P .. 'running', t.pool, -1)
   elseif status == 'succeeded' or status == 'cancelled' then
-    defer('ZREM', P .. 'finished', id)
+    defer('ZREM', P .. 'finished', string.sub(status, 1, 1) .. id)
   end
 end
 
