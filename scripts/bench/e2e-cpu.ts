@@ -32,6 +32,11 @@ function processTicks(pid: number): number {
   }
 }
 
+/** CPU time (user + system) a process has used so far, in µs; 0 without /proc. */
+export function processCpuMicros(pid: number): number {
+  return processTicks(pid) * (1e6 / HZ);
+}
+
 /** Starts watching; `stop()` returns the foreign CPU in cores, or null without /proc. */
 export function watchForeignCpu(ownPids: () => number[]): { stop(): number | null } {
   const t0 = performance.now();

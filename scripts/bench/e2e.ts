@@ -23,7 +23,7 @@ import process from "node:process";
 import { startRedisServer } from "../../test/helpers/redis-server.ts";
 import { connectRedisTcp } from "../../src/adapters/redis-tcp.ts";
 import { type BenchJob, type BenchSystem, bullmq, skedulr } from "./e2e-systems.ts";
-import { watchForeignCpu } from "./e2e-cpu.ts";
+import { processCpuMicros, watchForeignCpu } from "./e2e-cpu.ts";
 
 const argv = process.argv.slice(2);
 const arg = (name: string, fallback: string) => {
@@ -111,8 +111,9 @@ function show(value: unknown): string {
       s[s.length - 1].toFixed(2)
     } ms`;
   }
-  return Object.entries(value as Record<string, number>).map(([k, v]) => `${k} ${v.toFixed(0)}/s`)
-    .join(", ");
+  return Object.entries(value as Record<string, number>).map(([k, v]) =>
+    k.endsWith("Us") ? `${k} ${v.toFixed(1)} µs/task` : `${k} ${v.toFixed(0)}/s`
+  ).join(", ");
 }
 
 /**
@@ -127,16 +128,33 @@ async function until(check: () => Promise<boolean>, what: string, timeoutMs: num
   }
 }
 
-async function throughput(s: BenchSystem): Promise<{ drain: number; enqueue: number }> {
+interface Drain {
+  drain: number;
+  enqueue: number;
+  /** CPU per task during the drain, µs: redis-server's, and the worker processes' together. */
+  redisUs: number;
+  workerUs: number;
+}
+
+/** CPU used by `pids` together, µs (10 ms resolution: fine over a drain of seconds). */
+const cpuOf = (pids: number[]) => pids.reduce((sum, pid) => sum + processCpuMicros(pid), 0);
+
+async function throughput(s: BenchSystem): Promise<Drain> {
   await s.pause();
   const jobs: BenchJob[] = Array.from({ length: TASKS }, (_, i) => ({ name: "noop", data: { i } }));
   let t = performance.now();
   await s.submitBulk(jobs, 1000);
   const enqueue = TASKS / ((performance.now() - t) / 1000);
   t = performance.now();
+  const redis0 = cpuOf([server.pid]), workers0 = cpuOf(s.pids());
   await s.resume();
   await until(async () => (await s.completed()) >= TASKS, `${s.name} drain`, 120_000);
-  return { drain: TASKS / ((performance.now() - t) / 1000), enqueue };
+  return {
+    drain: TASKS / ((performance.now() - t) / 1000),
+    enqueue,
+    redisUs: (cpuOf([server.pid]) - redis0) / TASKS,
+    workerUs: (cpuOf(s.pids()) - workers0) / TASKS,
+  };
 }
 
 async function latency(s: BenchSystem): Promise<number[]> {
@@ -214,11 +232,11 @@ if (ONLY.has("ceiling")) {
 
 if (ONLY.has("throughput")) {
   for (const workers of [1, 2]) {
-    const runs: Record<string, Measured<{ drain: number; enqueue: number }>>[] = [];
+    const runs: Record<string, Measured<Drain>>[] = [];
     for (let rep = 0; rep < REPS; rep++) {
       runs.push(await each(rep, workers, `throughput ×${workers}`, throughput));
     }
-    const pick = (name: string, k: "drain" | "enqueue") => runs.map((r) => r[name].value[k]);
+    const pick = (name: string, k: keyof Drain) => runs.map((r) => r[name].value[k]);
     row(
       `drain, ${workers} process${workers > 1 ? "es" : ""} × 50, tasks/s`,
       "higher",
@@ -227,6 +245,19 @@ if (ONLY.has("throughput")) {
       0,
     );
     if (workers === 1) {
+      // Where a drain's time goes: the system that needs less Redis CPU per task scales further.
+      row(
+        "redis-server CPU per task, 1 process, µs",
+        "lower",
+        pick("skedulr", "redisUs"),
+        pick("bullmq", "redisUs"),
+      );
+      row(
+        "worker CPU per task, 1 process, µs",
+        "lower",
+        pick("skedulr", "workerUs"),
+        pick("bullmq", "workerUs"),
+      );
       row(
         "bulk submit (1000 per call), tasks/s",
         "higher",
