@@ -3,7 +3,7 @@
  * script call over many tasks (applied in call order, so the outcome equals running them
  * one by one), and resubmitMatching, looped over bounded script steps.
  */
-import type { TaskError } from "../../core/task.ts";
+import type { AttemptRecord, TaskError, TaskRecord } from "../../core/task.ts";
 import { Batcher } from "./batcher.ts";
 import { json } from "./codec.ts";
 import type { RedisContext } from "./context.ts";
@@ -16,6 +16,9 @@ export interface CompleteItem {
   workerId: string;
   now: number;
   result: unknown;
+  /** The attempt as this store claimed it, when it did: the script then files the history
+   * entry built here instead of building it from the stored task. */
+  claimed?: TaskRecord;
 }
 
 export interface FailItem {
@@ -28,10 +31,40 @@ export interface FailItem {
 
 export function completeBatcher(ctx: RedisContext): Batcher<CompleteItem, boolean> {
   return new Batcher(async (items) => {
-    const args = items.flatMap((c) => [c.id, c.workerId, String(c.now), json(c.result ?? null)]);
+    const args = items.flatMap((c) => [
+      c.id,
+      c.workerId,
+      String(c.now),
+      json(c.result ?? null),
+      ...historyEntry(c),
+    ]);
     const reply = await ctx.run("complete", [...ctx.retentionArgs(), ...args]);
     return (reply as number[]).map((n) => n === 1);
   });
+}
+
+/**
+ * durationMs and the AttemptRecord JSON of a successful attempt this store claimed, as
+ * lua/includes/finish.lua's recordAttempt would build them from the stored task (the
+ * script files them only while the lease is held); ["", ""] when the claim is not known.
+ */
+function historyEntry(c: CompleteItem): [string, string] {
+  const task = c.claimed;
+  if (!task || task.startedAt === null) return ["", ""];
+  const durationMs = Math.max(0, c.now - task.startedAt);
+  const entry: AttemptRecord = {
+    taskId: task.id,
+    type: task.type,
+    pool: task.pool,
+    attempt: task.attempt,
+    status: "succeeded",
+    error: null,
+    startedAt: task.startedAt,
+    finishedAt: c.now,
+    durationMs,
+    workerId: c.workerId,
+  };
+  return [String(durationMs), JSON.stringify(entry)];
 }
 
 export function failBatcher(ctx: RedisContext): Batcher<FailItem, "retrying" | "dead" | null> {

@@ -67,6 +67,9 @@ export interface RedisStorageOptions {
 
 const DEFAULT_RETENTION: HistoryRetention = { maxAgeMs: 7 * 86_400_000, maxCount: 10_000 };
 
+/** Claimed attempts remembered for their history entries (about 1 KB each). */
+const CLAIMED_CACHE_MAX = 10_000;
+
 /**
  * Storage on Redis.
  *
@@ -82,6 +85,8 @@ export class RedisStorage implements Storage {
   readonly #completes: Batcher<CompleteItem, boolean>;
   readonly #fails: Batcher<FailItem, "retrying" | "dead" | null>;
   readonly #claims: Batcher<ClaimItem, TaskRecord[]>;
+  /** Attempts this store claimed and has not ended, by task id (see complete()). */
+  readonly #claimed = new Map<string, TaskRecord>();
 
   constructor(options: RedisStorageOptions) {
     this.#options = options;
@@ -144,10 +149,15 @@ export class RedisStorage implements Storage {
     return listTasks(this.#ctx, filter);
   }
 
-  claim(pool: string, max: number, owner: LeaseOwner, now: number): Promise<TaskRecord[]> {
+  async claim(pool: string, max: number, owner: LeaseOwner, now: number): Promise<TaskRecord[]> {
     const n = countArg(max, "loop");
-    if (n === 0) return Promise.resolve([]);
-    return this.#claims.add({ pool, max: n, owner, now });
+    if (n === 0) return [];
+    const tasks = await this.#claims.add({ pool, max: n, owner, now });
+    // A cache, never the truth: a miss (lease lost, cancelled, bound reached) only means
+    // the complete script builds the history entry itself.
+    if (this.#claimed.size + tasks.length > CLAIMED_CACHE_MAX) this.#claimed.clear();
+    for (const task of tasks) this.#claimed.set(task.id, task);
+    return tasks;
   }
 
   async renewLeases(ids: string[], owner: LeaseOwner, now: number): Promise<string[]> {
@@ -157,7 +167,15 @@ export class RedisStorage implements Storage {
   }
 
   complete(id: string, workerId: string, result: unknown, now: number): Promise<boolean> {
-    return this.#completes.add({ id, workerId, now, result });
+    const claimed = this.#claimed.get(id);
+    this.#claimed.delete(id);
+    return this.#completes.add({
+      id,
+      workerId,
+      now,
+      result,
+      claimed: claimed?.workerId === workerId ? claimed : undefined,
+    });
   }
 
   fail(
@@ -167,11 +185,13 @@ export class RedisStorage implements Storage {
     retryAt: number | null,
     now: number,
   ): Promise<"retrying" | "dead" | null> {
+    this.#claimed.delete(id);
     return this.#fails.add({ id, workerId, now, error, retryAt });
   }
 
   async release(ids: string[], workerId: string, now: number): Promise<number> {
     if (ids.length === 0) return 0;
+    for (const id of ids) this.#claimed.delete(id);
     return Number(await this.#ctx.run("release", [String(now), workerId, ...ids]));
   }
 

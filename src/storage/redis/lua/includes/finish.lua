@@ -20,24 +20,32 @@ local function name(s)
   return '"' .. s .. '"'
 end
 
+-- Files one finished attempt: its history entry (`json`, an AttemptRecord) and its duration
+-- (text, ms) among the type's samples.
+local function fileAttempt(type, json, duration, now)
+  -- The member's fixed-width seq prefix doubles as its score (Redis parses it as a number).
+  local hseq = string.format('%016d', nextSeq())
+  defer('ZADD', P .. 'history', hseq, hseq .. json)
+  if not sampledTypes[type] then
+    sampledTypes[type] = true
+    redis.call('ZADD', P .. 'types', 'NX', hseq, type)
+  end
+  defer('LPUSH', P .. 'durations:' .. type, duration)
+  recorded = true
+  if now > NOW then NOW = now end
+end
+
+-- Records the attempt of running task t that ended now in `status` (src/storage/redis/
+-- endings.ts builds the same entry for completions it can vouch for).
 local function recordAttempt(t, status, errorJson, now)
   local startedAt = t.startedAt or now
   local duration = text(math.max(0, now - startedAt))
-  -- The member's fixed-width seq prefix doubles as its score (Redis parses it as a number).
-  local hseq = string.format('%016d', nextSeq())
   local json = '{"taskId":' .. name(t.id) .. ',"type":' .. name(t.type) .. ',"pool":' ..
     name(t.pool) .. ',"attempt":' .. text(t.attempt) .. ',"status":"' .. status ..
     '","error":' .. (errorJson or 'null') .. ',"startedAt":' .. text(startedAt) ..
     ',"finishedAt":' .. text(now) .. ',"durationMs":' .. duration .. ',"workerId":' ..
     name(t.workerId or '') .. '}'
-  defer('ZADD', P .. 'history', hseq, hseq .. json)
-  if not sampledTypes[t.type] then
-    sampledTypes[t.type] = true
-    redis.call('ZADD', P .. 'types', 'NX', hseq, t.type)
-  end
-  defer('LPUSH', P .. 'durations:' .. t.type, duration)
-  recorded = true
-  if now > NOW then NOW = now end
+  fileAttempt(t.type, json, duration, now)
 end
 
 -- History retention: the newest maxCount attempts, none older than maxAgeMs.
