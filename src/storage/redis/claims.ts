@@ -41,12 +41,12 @@ const num = (v: Value) => (v === null ? null : Number(v));
 const parse = (v: Value) => (v === null ? null : JSON.parse(v));
 
 /**
- * A claimed task from the reply of lua/claim-1.lua (CLAIMED_FIELDS, by position) and what
- * the claim itself set: the same record decodeTask (codec.ts) builds from the stored hash.
+ * A claimed task from the reply of lua/claim-1.lua (CLAIMED_FIELDS, by position), what the
+ * claim itself set, and the fields no queued task has: the same record decodeTask (codec.ts)
+ * builds from the stored hash.
  */
 function decodeClaimed(v: Value[], claim: ClaimItem): TaskRecord {
-  const [id, attempt, , type, priority, payload, maxRetries, result, error, runAt] = v;
-  const [finishedAt, key, cancelReason, body] = v.slice(10);
+  const [id, attempt, , type, priority, payload, maxRetries, error, runAt, key, body] = v;
   const b = JSON.parse(body!);
   return {
     id: id!,
@@ -58,12 +58,12 @@ function decodeClaimed(v: Value[], claim: ClaimItem): TaskRecord {
     attempt: Number(attempt),
     maxRetries: Number(maxRetries),
     progress: null,
-    result: parse(result),
+    result: null,
     error: parse(error),
     createdAt: b.createdAt,
     runAt: num(runAt),
     startedAt: claim.now,
-    finishedAt: num(finishedAt),
+    finishedAt: null,
     scheduleId: b.scheduleId,
     dependsOn: b.dependsOn,
     onSuccessOf: b.onSuccessOf,
@@ -71,7 +71,7 @@ function decodeClaimed(v: Value[], claim: ClaimItem): TaskRecord {
     key: key ?? null,
     timeoutMs: b.timeoutMs,
     backoff: b.backoff,
-    cancelReason: cancelReason ?? null,
+    cancelReason: null,
     workerId: claim.owner.workerId,
   };
 }

@@ -43,10 +43,11 @@ for i = 3, #ARGV, 6 do
       finish(t, 'succeeded', now, {'result', result})
       bump(P .. 'totals', 'succeeded', 1)
     else
-      fileAttempt(v[4], json, ARGV[i + 4], now)
+      -- One seq orders the attempt in history and the row among finished rows.
+      local seq = fileAttempt(v[4], json, ARGV[i + 4], now)
       redis.call('HSET', k, 'result', result, 'finishedAt', nowText, 'status', 'succeeded')
       defer('ZREM', LEASES, id)
-      defer('ZADD', FINISHED, text(nextSeq()), 's' .. id)
+      defer('ZADD', FINISHED, seq, 's' .. id)
       fastByPool[v[3]] = (fastByPool[v[3]] or 0) + 1
       fast = fast + 1
       finishedAny = true

@@ -21,7 +21,7 @@ local function name(s)
 end
 
 -- Files one finished attempt: its history entry (`json`, an AttemptRecord) and its duration
--- (text, ms) among the type's samples.
+-- (text, ms) among the type's samples. Returns the entry's seq as fixed-width text.
 local function fileAttempt(type, json, duration, now)
   -- The member's fixed-width seq prefix doubles as its score (Redis parses it as a number).
   local hseq = string.format('%016d', nextSeq())
@@ -33,6 +33,7 @@ local function fileAttempt(type, json, duration, now)
   defer('LPUSH', P .. 'durations:' .. type, duration)
   recorded = true
   if now > NOW then NOW = now end
+  return hseq
 end
 
 -- Records the attempt of running task t that ended now in `status` (src/storage/redis/
