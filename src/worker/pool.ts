@@ -14,6 +14,26 @@ import type { Storage, StorageEvent } from "../storage/storage.ts";
 import { compose, type Handler, type Logger, type Middleware } from "./middleware.ts";
 import { AbortReason, Attempt, runAttempt } from "./runner.ts";
 
+/** Pools of this many slots or more claim through two lanes. */
+const TWO_LANES_FROM = 16;
+
+/**
+ * A share of a pool's slots with its own claim loop. A lane claims again when its own
+ * attempts end, so while one lane's claim (and its completions) are in Redis, the other's
+ * attempts run here: store and worker work at the same time instead of taking turns, which
+ * is worth ~1.3x on a busy pool. Two lanes claiming in one tick would share a script call
+ * and stay in step, hence the second lane's start a macrotask after the first's.
+ */
+interface Lane {
+  readonly index: 0 | 1;
+  /** Attempts of this lane running now. */
+  active: number;
+  pumping: boolean;
+  again: boolean;
+}
+
+const newLane = (index: 0 | 1): Lane => ({ index, active: 0, pumping: false, again: false });
+
 /** A registered handler and its per-type options. */
 export interface HandlerEntry {
   handler: Handler;
@@ -51,9 +71,8 @@ export class WorkerPool {
   paused = false;
   readonly #deps: PoolDeps;
   readonly #active = new Set<string>();
+  readonly #lanes: [Lane, Lane] = [newLane(0), newLane(1)];
   #stopped = true;
-  #pumping = false;
-  #again = false;
 
   constructor(name: string, size: number, deps: PoolDeps) {
     this.name = name;
@@ -80,32 +99,49 @@ export class WorkerPool {
     this.#stopped = true;
   }
 
-  /** Claims while there are free slots and work; coalesces concurrent wake-ups. */
+  /**
+   * Claims while there are free slots and work. The second lane starts a macrotask after the
+   * first, so the two never share a round trip (see {@link Lane}).
+   */
   wake(): void {
     if (this.#stopped || this.paused) return;
-    if (this.#pumping) {
-      this.#again = true;
+    this.#wakeLane(this.#lanes[0]);
+    if (this.#slots(this.#lanes[1]) > 0) setTimeout(() => this.#wakeLane(this.#lanes[1]), 0);
+  }
+
+  /** This lane's share of the pool's slots. */
+  #slots(lane: Lane): number {
+    const size = Math.max(0, this.size);
+    if (size < TWO_LANES_FROM) return lane.index === 0 ? size : 0;
+    return lane.index === 0 ? Math.ceil(size / 2) : Math.floor(size / 2);
+  }
+
+  /** Runs the lane's claim loop unless it is running; then it runs once more after. */
+  #wakeLane(lane: Lane): void {
+    if (this.#stopped || this.paused) return;
+    if (lane.pumping) {
+      lane.again = true;
       return;
     }
-    this.#pumping = true;
-    this.#pump().catch((error) => {
+    lane.pumping = true;
+    this.#pump(lane).catch((error) => {
       this.#deps.logger.error("claim failed", {
         pool: this.name,
         error: toErrorInfo(error).message,
       });
     }).finally(() => {
-      this.#pumping = false;
-      if (this.#again) {
-        this.#again = false;
-        this.wake();
+      lane.pumping = false;
+      if (lane.again) {
+        lane.again = false;
+        this.#wakeLane(lane);
       }
     });
   }
 
-  async #pump(): Promise<void> {
+  async #pump(lane: Lane): Promise<void> {
     const { storage, clock, workerId, leaseMs } = this.#deps;
     while (!this.#stopped && !this.paused) {
-      const free = this.size - this.#active.size;
+      const free = this.#slots(lane) - lane.active;
       if (free <= 0) return;
       const tasks = await storage.claim(this.name, free, { workerId, leaseMs }, clock.now());
       if (this.#stopped) {
@@ -113,24 +149,26 @@ export class WorkerPool {
         await storage.release(tasks.map((t) => t.id), workerId, clock.now());
         return;
       }
-      for (const task of tasks) this.#start(task);
+      for (const task of tasks) this.#start(task, lane);
       if (tasks.length < free) return;
     }
   }
 
-  #start(task: TaskRecord): void {
+  #start(task: TaskRecord, lane: Lane): void {
     const attempt = new Attempt();
     this.#active.add(task.id);
+    lane.active++;
     this.#deps.running.set(task.id, attempt);
     // The slot frees when the handler ends, before its outcome is stored: the next claim then
     // travels with the completion (one round trip per batch, not two). The attempt stays in
     // `running` (lease renewal, drain) until storage has its outcome.
     const freeSlot = () => {
       if (!this.#active.delete(task.id)) return;
+      lane.active--;
       // Attempts of one claim batch end together, a microtask apart: waking on the next
-      // microtask lets all of them free their slots first, so the pool claims them back in
+      // microtask lets all of them free their slots first, so the lane claims them back in
       // one call instead of a claim of 1 and one of the rest, batch after batch.
-      queueMicrotask(() => this.wake());
+      queueMicrotask(() => this.#wakeLane(lane));
     };
     this.#run(task, attempt, freeSlot).catch((error) => {
       this.#deps.logger.error("settling an attempt failed", {
