@@ -65,6 +65,34 @@ export function poolsSuite(backend: string, factory: StorageFactory): void {
       }
     });
 
+    it("a large pool (claimed through two lanes) fills every slot, never more, again after a lull", async () => {
+      const h = await harness(factory, { pools: { default: 21 } });
+      try {
+        let hold = gate();
+        let running = 0;
+        let peak = 0;
+        h.s.register("busy", async () => {
+          peak = Math.max(peak, ++running);
+          await hold.promise;
+          running--;
+        });
+        for (let round = 1; round <= 2; round++) {
+          const ids = [];
+          for (let i = 0; i < 30; i++) ids.push(await h.s.submit({ type: "busy" }));
+          await h.eventually(() => running === 21, `round ${round}: all 21 slots busy`);
+          const stats = await h.s.stats();
+          assert.equal(stats.pools.default.running, 21);
+          assert.equal(stats.pools.default.queued, 9);
+          hold.open();
+          for (const id of ids) await h.until(id, "succeeded");
+          assert.equal(peak, 21);
+          hold = gate();
+        }
+      } finally {
+        await h.close();
+      }
+    });
+
     it("scalePool grows and shrinks a pool live", async () => {
       const h = await harness(factory, { pools: { default: 1 } });
       try {

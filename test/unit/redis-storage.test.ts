@@ -266,6 +266,46 @@ describe("redis storage: batching and fidelity", () => {
     assert.equal(stats.durations.t.count, 50);
   });
 
+  it("records the same history entry whether or not the completing store made the claim", async () => {
+    // The claiming store builds the entry itself; another instance (or one that restarted)
+    // leaves it to the script. Readers must not be able to tell the two apart.
+    const other = new RedisStorage({
+      transport: connectRedisTcp(await testRedisUrl()),
+      prefix: s.prefix.slice(0, s.prefix.indexOf(":{")),
+    });
+    await other.init();
+    try {
+      const type = "same-entry";
+      await s.enqueue([task("h1", { type, pool: "hist" }), task("h2", { type, pool: "hist" })], T0);
+      const claimed = await s.claim("hist", 2, { workerId: "w-h", leaseMs: 10_000 }, T0 + 3);
+      assert.deepEqual(claimed.map((t) => t.id), ["h1", "h2"]);
+      assert.equal(await s.complete("h1", "w-h", 1, T0 + 20), true);
+      assert.equal(await other.complete("h2", "w-h", 2, T0 + 20), true);
+      const { items } = await s.history({ type });
+      const byTask = Object.fromEntries(items.map((a) => [a.taskId, a]));
+      for (const id of ["h1", "h2"]) {
+        assert.deepEqual(byTask[id], {
+          taskId: id,
+          type,
+          pool: "hist",
+          attempt: 1,
+          status: "succeeded",
+          error: null,
+          startedAt: T0 + 3,
+          finishedAt: T0 + 20,
+          durationMs: 17,
+          workerId: "w-h",
+        });
+      }
+      const stats = await s.stats();
+      assert.equal(stats.byPool.hist.running, 0);
+      assert.equal(stats.durations[type].count, 2);
+      assert.equal(stats.durations[type].maxMs, 17);
+    } finally {
+      await other.close();
+    }
+  });
+
   it("keeps payloads, results and errors exactly as JSON wrote them", async () => {
     const payload = {
       big: 12345678901234567,
