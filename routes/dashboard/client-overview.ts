@@ -160,10 +160,11 @@ function poolsTable() {
       note.hidden = names.length > 0;
       table.hidden = names.length === 0;
       Object.keys(rows).forEach(function (n) { if (!s.pools[n]) { rows[n].el.remove(); delete rows[n]; } });
-      names.forEach(function (n) {
+      names.forEach(function (n, i) {
         var r = rows[n] || (rows[n] = makeRow(n));
         r.update(s.pools[n]);
-        tbody.appendChild(r.el);
+        // Move a row only when out of place: moving a row takes the focus from its input.
+        if (tbody.children[i] !== r.el) tbody.insertBefore(r.el, tbody.children[i] || null);
       });
     },
   };

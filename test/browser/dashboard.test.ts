@@ -259,14 +259,17 @@ describe("dashboard in Chromium (bun run worker, no token)", () => {
     await taskIs(held.id, "succeeded");
     assert.equal((await stats()).pools.reports.paused, false);
 
-    // The pools table re-renders on its poll; a re-render between fill and click drops the
-    // typed value, so type and click again until the size is stored (the UI must get there).
-    await eventually(async () => {
-      if ((await stats()).pools.reports.size === 3) return true;
-      await page.fill('input[data-size="reports"]', "3");
-      await page.click('button[data-set="reports"]');
-      return false;
-    }, "reports size 3");
+    // Typed once: the table's poll must neither clobber the value nor take the focus away.
+    await page.fill('input[data-size="reports"]', "3");
+    // Two stats polls (the table re-renders on each) between typing and Set.
+    for (let i = 0; i < 2; i++) await page.waitForResponse((r) => r.url().endsWith("/api/stats"));
+    assert.equal(await page.inputValue('input[data-size="reports"]'), "3");
+    assert.equal(
+      await page.evaluate(() => document.activeElement?.getAttribute("data-size")),
+      "reports",
+    );
+    await page.click('button[data-set="reports"]');
+    await eventually(async () => (await stats()).pools.reports.size === 3, "reports size 3");
     await api(
       "/tasks/batch",
       Array.from({ length: 3 }, () => ({ type: "sleep", pool: "reports", payload: { ms: 4000 } })),
