@@ -9,7 +9,9 @@
 import { startRedisServer } from "../../test/helpers/redis-server.ts";
 import { connectRedisTcp, type TcpClient } from "../../src/adapters/redis-tcp.ts";
 import { RedisStorage } from "../../src/storage/redis/redis-storage.ts";
-import type { NewTask } from "../../src/core/task.ts";
+import { newTask } from "../../test/helpers/new-task.ts";
+
+const createdAt = Date.now();
 
 const args = new Map<string, string>();
 const argv = process.argv.slice(2);
@@ -27,28 +29,11 @@ const storage = new RedisStorage({
 });
 await storage.init();
 
-const base: Omit<NewTask, "id"> = {
-  type: "noop",
-  pool: "default",
-  priority: 0,
-  payload: { n: 1 },
-  maxRetries: 0,
-  runAt: null,
-  key: null,
-  timeoutMs: null,
-  backoff: null,
-  scheduleId: null,
-  dependsOn: [],
-  onSuccessOf: null,
-  onFailureOf: null,
-  createdAt: Date.now(),
-};
-
 let t = performance.now();
 for (let i = 0; i < N; i += 1_000) {
   const batch = Array.from(
     { length: Math.min(1_000, N - i) },
-    (_, j) => ({ ...base, id: `t${i + j}` }),
+    (_, j) => newTask(`t${i + j}`, createdAt, { type: "noop", payload: { n: 1 } }),
   );
   await storage.enqueue(batch, Date.now());
 }

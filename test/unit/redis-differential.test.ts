@@ -14,6 +14,7 @@ import type { NewTask, ScheduleRecord } from "../../src/core/task.ts";
 import type { Storage } from "../../src/storage/storage.ts";
 import { testRedisUrl, uniquePrefix } from "../helpers/redis-server.ts";
 import { eventually } from "../helpers/wait.ts";
+import { newTask } from "../helpers/new-task.ts";
 
 /** mulberry32: a small seeded PRNG, so a failure replays with its seed. */
 function prng(seed: number): () => number {
@@ -76,23 +77,7 @@ async function snapshot(s: Storage, now: number) {
 }
 
 function newRun(id: string, now: number): NewTask {
-  return {
-    id,
-    type: "alpha",
-    pool: "a",
-    priority: 0,
-    payload: { run: id },
-    maxRetries: 0,
-    runAt: null,
-    key: null,
-    timeoutMs: null,
-    backoff: null,
-    scheduleId: null,
-    dependsOn: [],
-    onSuccessOf: null,
-    onFailureOf: null,
-    createdAt: now,
-  };
+  return newTask(id, now, { type: "alpha", pool: "a", payload: { run: id } });
 }
 
 function schedule(id: string, everyMs: number, now: number): ScheduleRecord {

@@ -12,28 +12,12 @@ import type { NewTask } from "../../src/core/task.ts";
 import type { StorageEvent } from "../../src/storage/storage.ts";
 import { startRedisServer, testRedisUrl, uniquePrefix } from "../helpers/redis-server.ts";
 import { eventually } from "../helpers/wait.ts";
+import { newTask } from "../helpers/new-task.ts";
 
 const T0 = Date.UTC(2026, 0, 5, 8);
 
 function task(id: string, extra: Partial<NewTask> = {}): NewTask {
-  return {
-    id,
-    type: "t",
-    pool: "default",
-    priority: 0,
-    payload: null,
-    maxRetries: 0,
-    runAt: null,
-    key: null,
-    timeoutMs: null,
-    backoff: null,
-    scheduleId: null,
-    dependsOn: [],
-    onSuccessOf: null,
-    onFailureOf: null,
-    createdAt: T0,
-    ...extra,
-  };
+  return newTask(id, T0, extra);
 }
 
 async function open(

@@ -15,30 +15,14 @@ import type { StorageEvent } from "../../src/storage/storage.ts";
 import { type RunningGateway, startGateway } from "../../scripts/rest-gateway.ts";
 import { freePort, testRedisUrl, uniquePrefix } from "../helpers/redis-server.ts";
 import { eventually } from "../helpers/wait.ts";
+import { newTask } from "../helpers/new-task.ts";
 
 const TOKEN = "unit-rest-storage-token";
 const T0 = Date.UTC(2026, 0, 5, 8);
 const OWNER = { workerId: "w1", leaseMs: 30_000 };
 
 function task(id: string, extra: Partial<NewTask> = {}): NewTask {
-  return {
-    id,
-    type: "t",
-    pool: "default",
-    priority: 0,
-    payload: null,
-    maxRetries: 0,
-    runAt: null,
-    key: null,
-    timeoutMs: null,
-    backoff: null,
-    scheduleId: null,
-    dependsOn: [],
-    onSuccessOf: null,
-    onFailureOf: null,
-    createdAt: T0,
-    ...extra,
-  };
+  return newTask(id, T0, extra);
 }
 
 describe("RestRedisStorage", () => {
