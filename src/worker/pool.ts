@@ -1,6 +1,6 @@
 /**
- * @module pool — one named worker pool: claims up to its free slots in one storage call,
- * runs each attempt, and settles it (complete, retry or dead).
+ * @module pool — one named worker pool: claims up to its free slots in one storage call
+ * (per lane, see {@link Lane}), runs each attempt, and settles it (complete, retry or dead).
  *
  * A pool pumps when woken (new work announced, a slot freed, controls changed, the backstop
  * poll) and never polls in a tight loop. Its size and pause flag are cluster-wide controls
@@ -20,8 +20,8 @@ const TWO_LANES_FROM = 16;
 /**
  * A share of a pool's slots with its own claim loop. A lane claims again when its own
  * attempts end, so while one lane's claim (and its completions) are in Redis, the other's
- * attempts run here: store and worker work at the same time instead of taking turns, which
- * is worth ~1.3x on a busy pool. Two lanes claiming in one tick would share a script call
+ * attempts run here: store and worker work at the same time instead of taking turns (1.23x
+ * the drain rate of one loop, `npm run bench:e2e`). Two lanes claiming in one tick would share a script call
  * and stay in step, hence the second lane's start a macrotask after the first's.
  */
 interface Lane {
