@@ -51,7 +51,9 @@ export class IoredisTransport implements RedisTransport {
   async send(cmd: string[]): Promise<RedisReply> {
     try {
       // ioredis 6 speaks RESP3; its legacy mapping flattens maps but still nests scores.
-      return normaliseResp3(cmd, await this.#client.call(cmd[0], ...cmd.slice(1)));
+      // Arguments as one array, never spread: a batch of thousands of tasks is more
+      // arguments than a function call takes (RangeError: Maximum call stack size exceeded).
+      return normaliseResp3(cmd, await this.#client.call(cmd[0], cmd.slice(1)));
     } catch (error) {
       throw toCommandError(error);
     }

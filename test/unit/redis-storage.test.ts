@@ -250,6 +250,19 @@ describe("redis storage: batching and fidelity", () => {
     assert.equal(stats.durations.t.count, 50);
   });
 
+  it("claims and completes 5000 tasks in one call each (beyond Lua's unpack limit)", async () => {
+    const ids = Array.from({ length: 5_000 }, (_, i) => `big${i}`);
+    await s.enqueue(ids.map((id) => task(id, { pool: "big" })), T0);
+    const claimed = await s.claim("big", 5_000, { workerId: "w-big", leaseMs: 10_000 }, T0);
+    assert.equal(claimed.length, 5_000);
+    assert.deepEqual(new Set(claimed.map((t) => t.id)), new Set(ids));
+    const done = await Promise.all(ids.map((id) => s.complete(id, "w-big", null, T0 + 1)));
+    assert.ok(done.every(Boolean));
+    const stats = await s.stats();
+    assert.equal(stats.byPool.big.running, 0);
+    assert.equal(stats.byPool.big.queued, 0);
+  });
+
   it("records the same history entry whether or not the completing store made the claim", async () => {
     // The claiming store builds the entry itself; another instance (or one that restarted)
     // leaves it to the script. Readers must not be able to tell the two apart.

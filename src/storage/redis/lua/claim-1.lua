@@ -40,7 +40,7 @@ local function claim(now, pool, max, workerId, leaseUntil)
   local ready = P .. 'ready:' .. pool
   local popped = redis.call('ZRANGE', ready, 0, max - 1)
   if #popped == 0 then return {} end
-  redis.call('ZREM', ready, unpack(popped))
+  callChunked('ZREM', ready, popped)
   local out, leases = {}, {}
   local claimSeq = redis.call('INCRBY', P .. 'seq', #popped) - #popped
   for i = 1, #popped do
@@ -61,7 +61,7 @@ local function claim(now, pool, max, workerId, leaseUntil)
   end
   if #out > 0 then
     -- One ZADD for the batch: every redis.call from Lua has a fixed cost.
-    redis.call('ZADD', P .. 'leases', unpack(leases))
+    callChunked('ZADD', P .. 'leases', leases)
     bump(P .. 'counts', 'queued', -#out)
     bump(P .. 'counts', 'running', #out)
     bump(P .. 'running', pool, #out)

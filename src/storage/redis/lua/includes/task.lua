@@ -68,6 +68,13 @@ end
 
 local function int(n) return string.format('%.0f', n) end
 
+-- redis.call(cmd, key, list[from], ..., list[#list]) in chunks: unpack() is bounded by Lua's
+-- C stack (~8000 values), and a claim of 4000 tasks has 8000 lease values. Chunks hold an
+-- even number of values, so score/member pairs stay whole.
+local function callChunked(cmd, key, list, from)
+  for i = from or 1, #list, 4000 do redis.call(cmd, key, unpack(list, i, math.min(i + 3999, #list))) end
+end
+
 -- Writes to shared index keys that no script reads before done() (leases, finished,
 -- history, durations:<type>) are deferred and sent by done() as one command per key and
 -- kind, in the order they were made: from Lua every redis.call has a fixed cost several
@@ -91,10 +98,7 @@ end
 
 local function flushDeferred()
   for _, key in ipairs(deferredKeys) do
-    for _, op in ipairs(DEFERRED[key]) do
-      -- unpack() is bounded by Lua's C stack; an even chunk keeps score/member pairs whole.
-      for i = 2, #op, 4000 do redis.call(op[1], key, unpack(op, i, math.min(i + 3999, #op))) end
-    end
+    for _, op in ipairs(DEFERRED[key]) do callChunked(op[1], key, op, 2) end
   end
   DEFERRED, deferredKeys = {}, {}
 end
