@@ -21,8 +21,9 @@ const TWO_LANES_FROM = 16;
  * A share of a pool's slots with its own claim loop. A lane claims again when its own
  * attempts end, so while one lane's claim (and its completions) are in Redis, the other's
  * attempts run here: store and worker work at the same time instead of taking turns (1.23x
- * the drain rate of one loop, `npm run bench:e2e`). Two lanes claiming in one tick would share a script call
- * and stay in step, hence the second lane's start a macrotask after the first's.
+ * the drain rate of one loop, `npm run bench:e2e`). Two lanes claiming in one tick would
+ * share a script call and stay in step, hence the second lane's start a macrotask after the
+ * first lane's claim came back full.
  */
 interface Lane {
   readonly index: 0 | 1;
@@ -100,13 +101,25 @@ export class WorkerPool {
   }
 
   /**
-   * Claims while there are free slots and work. The second lane starts a macrotask after the
-   * first, so the two never share a round trip (see {@link Lane}).
+   * Claims while there are free slots and work. The second lane follows the first (see
+   * {@link Lane}); it is woken here only when the first has no slot to claim with.
    */
   wake(): void {
     if (this.#stopped || this.paused) return;
-    this.#wakeLane(this.#lanes[0]);
-    if (this.#slots(this.#lanes[1]) > 0) setTimeout(() => this.#wakeLane(this.#lanes[1]), 0);
+    const first = this.#lanes[0];
+    if (this.#slots(first) - first.active > 0) this.#wakeLane(first);
+    else this.#follow();
+  }
+
+  /**
+   * Wakes the second lane a macrotask from now, so its claim never shares a round trip with
+   * the first lane's. Called when the first lane found more work than it could take: an
+   * empty queue (an idle poll) costs one claim, not one per lane.
+   */
+  #follow(): void {
+    const second = this.#lanes[1];
+    if (this.#slots(second) - second.active <= 0 || second.pumping) return;
+    setTimeout(() => this.#wakeLane(second), 0);
   }
 
   /** This lane's share of the pool's slots. */
@@ -151,6 +164,7 @@ export class WorkerPool {
       }
       for (const task of tasks) this.#start(task, lane);
       if (tasks.length < free) return;
+      if (lane.index === 0) this.#follow();
     }
   }
 
