@@ -23,6 +23,7 @@ import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { type DesignName, DESIGNS, makeDesign } from "./dispatch-designs.ts";
 import { formatTable, type Measurement, median, summarise } from "./dispatch-report.ts";
+import { prng } from "../../test/helpers/prng.ts";
 
 const args = new Map(
   process.argv.slice(2).map((a) => a.replace(/^--/, "").split("=") as [string, string]),
@@ -42,18 +43,6 @@ const g = globalThis as {
   gc?: () => void;
 };
 const runtime = g.Bun ? `bun ${g.Bun.version}` : g.Deno ? `deno ${g.Deno.version.deno}` : "node";
-
-/** mulberry32: a seeded PRNG, so every design and every repetition sees the same offsets. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function fullGc(): boolean {
   if (g.Bun) g.Bun.gc(true);

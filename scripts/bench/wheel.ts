@@ -19,6 +19,7 @@
 
 import { type Clock, systemClock } from "../../src/core/clock.ts";
 import { TimingWheel } from "../../src/core/timing-wheel.ts";
+import { prng } from "../../test/helpers/prng.ts";
 
 // deno-lint-ignore no-explicit-any
 const runtime = globalThis as any;
@@ -51,17 +52,6 @@ function memory(): { heap: number; rss: number } {
   }
   const m = process.memoryUsage();
   return { heap: m.heapUsed, rss: m.rss };
-}
-
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /**

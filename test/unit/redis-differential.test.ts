@@ -15,16 +15,7 @@ import type { Storage } from "../../src/storage/storage.ts";
 import { testRedisUrl, uniquePrefix } from "../helpers/redis-server.ts";
 import { eventually } from "../helpers/wait.ts";
 import { newTask } from "../helpers/new-task.ts";
-
-/** mulberry32: a small seeded PRNG, so a failure replays with its seed. */
-function prng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from "../helpers/prng.ts";
 
 /** An outcome comparable across backends: the value, or the error's class and details. */
 async function outcome(p: Promise<unknown>): Promise<unknown> {

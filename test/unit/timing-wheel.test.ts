@@ -7,6 +7,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { ManualClock, systemClock, type TimerHandle } from "../../src/core/clock.ts";
 import { TimingWheel } from "../../src/core/timing-wheel.ts";
+import { prng } from "../helpers/prng.ts";
 
 const START = 1_700_000_000_000;
 const DAY = 86_400_000;
@@ -27,18 +28,6 @@ class CountingClock extends ManualClock {
   unrefTimer(handle: TimerHandle): void {
     this.unrefed.push(handle);
   }
-}
-
-/** Seeded PRNG (mulberry32): the same seed gives the same run, so failures replay. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 describe("TimingWheel", () => {
