@@ -18,46 +18,22 @@
   HGETALL lists; nextBound is "(<order>" to continue from, or "" when the index is exhausted.
 ]]
 --- @include "task"
---- @include "text"
+--- @include "listing"
 
-local index, bound = P .. ARGV[1], ARGV[2]
-local wantStatus = {}
-local anyStatus = ARGV[3] == ''
-for s in string.gmatch(ARGV[3], '[^,]+') do wantStatus[s] = true end
-local wantType, wantPool, q = ARGV[4], ARGV[5], ARGV[6]
-local want, budget = tonumber(ARGV[7]), tonumber(ARGV[8])
+local matches = listingFilter(ARGV[3], ARGV[4], ARGV[5])
+local q = ARGV[6]
 
-local out = {''}
-local examined, found, exhausted = 0, 0, false
-while examined < budget and found < want do
-  local step = math.min(200, budget - examined)
-  local page = redis.call('ZREVRANGEBYSCORE', index, bound, '-inf', 'WITHSCORES', 'LIMIT', 0, step)
-  local consumed = 0
-  for i = 1, #page, 2 do
-    consumed = i + 1
-    local id = page[i]
-    bound = '(' .. page[i + 1]
-    examined = examined + 1
+return scanNewestFirst(P .. ARGV[1], ARGV[2], tonumber(ARGV[7]), tonumber(ARGV[8]),
+  function(id, _, out)
     local v = redis.call('HMGET', tkey(id), 'status', 'type', 'pool', 'key', 'payload', 'error')
-    if v[1] and (anyStatus or wantStatus[v[1]]) and (wantType == '' or v[2] == wantType) and
-      (wantPool == '' or v[3] == wantPool) then
-      local text = nil
-      if q ~= '' then
-        local message = ''
-        if v[6] then message = cjson.decode(v[6]).message or '' end
-        text = id .. ' ' .. v[2] .. ' ' .. (v[4] or '') .. ' ' .. (v[5] or 'null') .. ' ' .. message
-      end
-      if q == '' or mayContain(text, q) then
-        out[#out + 1] = record(id)
-        found = found + 1
-        if found >= want then break end
-      end
+    if not v[1] or not matches(v[1], v[2], v[3]) then return false end
+    if q ~= '' then
+      local message = ''
+      if v[6] then message = cjson.decode(v[6]).message or '' end
+      local text = id .. ' ' .. v[2] .. ' ' .. (v[4] or '') .. ' ' .. (v[5] or 'null') .. ' ' ..
+        message
+      if not mayContain(text, q) then return false end
     end
-  end
-  if consumed == #page and #page < 2 * step then
-    exhausted = true
-    break
-  end
-end
-out[1] = exhausted and '' or bound
-return out
+    out[#out + 1] = record(id)
+    return true
+  end)
