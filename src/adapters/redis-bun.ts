@@ -13,6 +13,7 @@
  */
 import {
   normaliseResp3,
+  pipelineBySend,
   RedisCommandError,
   type RedisReply,
   type RedisTransport,
@@ -94,13 +95,7 @@ export class BunRedisTransport implements RedisTransport {
   }
 
   pipeline(cmds: string[][]): Promise<(RedisReply | RedisCommandError)[]> {
-    // Bun auto-pipelines commands sent in the same tick.
-    return Promise.all(cmds.map((cmd) =>
-      this.send(cmd).catch((error) => {
-        if (error instanceof RedisCommandError) return error;
-        throw error;
-      })
-    ));
+    return pipelineBySend((cmd) => this.send(cmd), cmds);
   }
 
   async subscribe(channel: string, onMessage: (message: string) => void): Promise<Unsubscribe> {

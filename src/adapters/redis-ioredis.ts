@@ -10,6 +10,7 @@
 import { Redis, type RedisOptions } from "ioredis";
 import {
   normaliseResp3,
+  pipelineBySend,
   RedisCommandError,
   type RedisReply,
   type RedisTransport,
@@ -60,14 +61,7 @@ export class IoredisTransport implements RedisTransport {
   }
 
   pipeline(cmds: string[][]): Promise<(RedisReply | RedisCommandError)[]> {
-    // With auto-pipelining, commands issued in one tick already share one write; issuing
-    // them individually keeps one code path and lets each fail on its own.
-    return Promise.all(cmds.map((cmd) =>
-      this.send(cmd).catch((error) => {
-        if (error instanceof RedisCommandError) return error;
-        throw error;
-      })
-    ));
+    return pipelineBySend((cmd) => this.send(cmd), cmds);
   }
 
   async subscribe(channel: string, onMessage: (message: string) => void): Promise<Unsubscribe> {

@@ -23,6 +23,23 @@ export class RedisCommandError extends Error {
   }
 }
 
+/**
+ * A pipeline for clients that auto-pipeline what is sent in one tick (Bun's, ioredis): every
+ * command sent on its own, which shares one write anyway, and each server error kept in its
+ * place. A lost connection still rejects the whole pipeline.
+ */
+export function pipelineBySend(
+  send: (cmd: string[]) => Promise<RedisReply>,
+  cmds: string[][],
+): Promise<(RedisReply | RedisCommandError)[]> {
+  return Promise.all(cmds.map((cmd) =>
+    send(cmd).catch((error) => {
+      if (error instanceof RedisCommandError) return error;
+      throw error;
+    })
+  ));
+}
+
 /** Stops a subscription; resolves once the server confirmed or the connection is gone. */
 export type Unsubscribe = () => Promise<void>;
 
