@@ -34,15 +34,16 @@ export function freePort(): Promise<number> {
 }
 
 /**
- * Starts redis-server on a free port (no persistence, noeviction) and waits until it answers.
- * `detached` lets it outlive this process (scripts/test.sh kills it at the end of the run).
+ * Starts redis-server on a free port, or on `port` (a restart on the port of one stopped),
+ * with no persistence and noeviction, and waits until it answers. `detached` lets it outlive
+ * this process (scripts/test.sh kills it at the end of the run).
  */
 export async function startRedisServer(
   extraArgs: string[] = [],
-  options: { detached?: boolean } = {},
+  options: { detached?: boolean; port?: number } = {},
 ): Promise<RedisServerHandle> {
   if (spawnSync("redis-server", ["--version"]).error) throw new Error(INSTALL_HINT);
-  const port = await freePort();
+  const port = options.port ?? await freePort();
   const dir = mkdtempSync(join(tmpdir(), "skedulr-redis-"));
   const child: ChildProcess = spawn("redis-server", [
     "--port",

@@ -14,42 +14,6 @@ import { connectRedisTcp, type TcpClient } from "../../src/adapters/redis-tcp.ts
 import { hasBunRedis } from "../../src/adapters/redis-bun.ts";
 import { startRedisServer, testRedisUrl, uniquePrefix } from "../helpers/redis-server.ts";
 import { eventually } from "../helpers/wait.ts";
-import { spawn } from "node:child_process";
-import { connect } from "node:net";
-
-/** A throwaway redis-server on a given port (the old one's), for restart tests. */
-async function restartOnPort(port: number): Promise<{ stop(): Promise<void> }> {
-  const child = spawn("redis-server", [
-    "--port",
-    String(port),
-    "--bind",
-    "127.0.0.1",
-    "--save",
-    "",
-    "--appendonly",
-    "no",
-  ], { stdio: "ignore" });
-  await eventually(
-    () =>
-      new Promise<boolean>((resolve) => {
-        const sock = connect(port, "127.0.0.1");
-        sock.once("error", () => resolve(false));
-        sock.once("connect", () => {
-          sock.destroy();
-          resolve(true);
-        });
-      }),
-    `redis-server restarted on port ${port}`,
-  );
-  return {
-    stop: async () => {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((r) => child.once("exit", r));
-      child.kill("SIGKILL");
-      await exited;
-    },
-  };
-}
 
 const clients: TcpClient[] = hasBunRedis() ? ["bun", "ioredis"] : ["ioredis"];
 
@@ -149,8 +113,8 @@ for (const client of clients) {
 
   describe(`${client} transport across a Redis restart`, () => {
     it("reconnects commands and subscribes again", { timeout: 30_000 }, async () => {
-      let server: { stop(): Promise<void> } = await startRedisServer();
-      const { port, url } = server as Awaited<ReturnType<typeof startRedisServer>>;
+      let server = await startRedisServer();
+      const { port, url } = server;
       const t = connectRedisTcp(url, client);
       try {
         const got: string[] = [];
@@ -158,7 +122,7 @@ for (const client of clients) {
         await t.send(["PUBLISH", "ch", "before"]);
         await eventually(() => got.length === 1, "message before the restart");
         await server.stop();
-        server = await restartOnPort(port);
+        server = await startRedisServer([], { port });
         // Publish until the re-subscribed connection receives one.
         await eventually(
           async () => {
