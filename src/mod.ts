@@ -22,8 +22,11 @@ export {
   ConflictError,
   type ErrorCode,
   type FieldIssue,
+  isStorageFault,
   NotFoundError,
   SkedulrError,
+  type StorageFault,
+  StorageUnavailableError,
   ValidationError,
 } from "./core/errors.ts";
 export { type Duration, durationMs, parseDuration } from "./core/duration.ts";

@@ -69,6 +69,36 @@ export class CapacityError extends SkedulrError {
   }
 }
 
+/** Why the store could not answer: each is temporary, and the call may be retried. */
+export type StorageFault = "unreachable" | "timeout" | "loading" | "full" | "busy";
+
+const FAULT_TEXT: Record<StorageFault, string> = {
+  unreachable: "the store is unreachable",
+  timeout: "the store did not answer in time",
+  loading: "the store is loading its data after a restart",
+  full: "the store is full (maxmemory reached)",
+  busy: "the store is busy",
+};
+
+/**
+ * The store failed to answer (connection lost, timed out, loading, out of memory). Unlike
+ * every other error here, the call may or may not have taken effect (its reply may have been
+ * lost), and it is worth retrying: the HTTP API answers 503 with `Retry-After`.
+ */
+export class StorageUnavailableError extends SkedulrError {
+  readonly fault: StorageFault;
+  constructor(fault: StorageFault, detail?: string, options?: ErrorOptions) {
+    super("storage", `Storage unavailable: ${FAULT_TEXT[fault]}${detail ? ` (${detail})` : ""}`, options);
+    this.name = "StorageUnavailableError";
+    this.fault = fault;
+  }
+}
+
+/** True for an error a storage call may succeed after: see {@link StorageUnavailableError}. */
+export function isStorageFault(error: unknown): error is StorageUnavailableError {
+  return error instanceof StorageUnavailableError;
+}
+
 /** Turns anything thrown into the `{ message, stack }` kept on a task. */
 export function toErrorInfo(error: unknown): { message: string; stack?: string } {
   if (error instanceof Error) {
