@@ -88,7 +88,11 @@ const FAULT_TEXT: Record<StorageFault, string> = {
 export class StorageUnavailableError extends SkedulrError {
   readonly fault: StorageFault;
   constructor(fault: StorageFault, detail?: string, options?: ErrorOptions) {
-    super("storage", `Storage unavailable: ${FAULT_TEXT[fault]}${detail ? ` (${detail})` : ""}`, options);
+    super(
+      "storage",
+      `Storage unavailable: ${FAULT_TEXT[fault]}${detail ? ` (${detail})` : ""}`,
+      options,
+    );
     this.name = "StorageUnavailableError";
     this.fault = fault;
   }

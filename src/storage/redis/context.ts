@@ -3,6 +3,7 @@
  * runner, the key prefix and the store's options.
  */
 import type { HistoryRetention } from "../storage.ts";
+import { faultReporting } from "./faults.ts";
 import { ScriptRunner } from "./script-runner.ts";
 import { SCRIPTS } from "./scripts.generated.ts";
 import type { RedisReply, RedisTransport } from "./transport.ts";
@@ -35,8 +36,10 @@ export class RedisContext {
     retention: HistoryRetention,
     maxUnfinished: number | undefined,
   ) {
-    this.transport = transport;
-    this.runner = new ScriptRunner(transport);
+    // Every call through the context reports a lost connection or a full, loading or busy
+    // server as StorageUnavailableError (retryable), whatever the client threw.
+    this.transport = faultReporting(transport);
+    this.runner = new ScriptRunner(this.transport);
     this.prefix = prefix;
     this.retention = retention;
     this.maxUnfinished = maxUnfinished;

@@ -6,6 +6,7 @@ import type { FireResult, InstanceInfo, PoolControl } from "../storage.ts";
 import { checkReply } from "./codes.ts";
 import { decodeSchedule, encodeTask } from "./codec.ts";
 import { countArg, type RedisContext } from "./context.ts";
+import { storageError } from "./faults.ts";
 import { keys, memberId } from "./keys.ts";
 import { pairsToObject, type RedisReply } from "./transport.ts";
 
@@ -80,8 +81,8 @@ export async function poolControls(ctx: RedisContext): Promise<PoolControl[]> {
     ["ZRANGE", keys.controlPools(ctx.prefix), "0", "-1"],
     ["HGETALL", keys.control(ctx.prefix)],
   ]);
-  if (pools instanceof Error) throw pools;
-  if (control instanceof Error) throw control;
+  if (pools instanceof Error) throw storageError(pools);
+  if (control instanceof Error) throw storageError(control);
   const c = pairsToObject(control);
   return (pools as string[]).map((pool) => ({
     pool,
