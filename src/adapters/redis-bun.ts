@@ -8,6 +8,11 @@
  * - a subscriber does not re-subscribe after a reconnect, so the subscriber connection runs
  *   without auto-reconnect and this adapter reopens it and subscribes every channel again;
  * - a client that exhausted its reconnect attempts stays closed, so it is replaced.
+ * Faults (see redis-link.ts): Bun does not resend a command whose reply was lost (it rejects
+ * with "Connection closed"), but its offline queue holds commands issued while disconnected
+ * and runs them after the reconnect, however late. So the queue is off, Bun reconnects in
+ * the background (with a retry budget of weeks), and a command that finds the connection
+ * down waits `offlineWaitMs` for it, then rejects unsent.
  * The client is reached through `globalThis.Bun` rather than `import "bun"`, so type checks
  * under Deno and Node never need Bun's module.
  */
@@ -19,6 +24,14 @@ import {
   type RedisTransport,
   type Unsubscribe,
 } from "../storage/redis/transport.ts";
+import {
+  ConnectionGate,
+  connectionLost,
+  isBlocking,
+  type LinkOptions,
+  splitLinkOptions,
+  StallWatch,
+} from "./redis-link.ts";
 
 type Listener = (message: string, channel: string) => void;
 
@@ -31,6 +44,7 @@ interface BunRedisClient {
   close(): void;
   readonly connected: boolean;
   onclose: ((error: Error) => void) | null;
+  onconnect: (() => void) | null;
 }
 
 type BunRedisCtor = new (url: string, options?: Record<string, unknown>) => BunRedisClient;
@@ -47,6 +61,11 @@ export function hasBunRedis(): boolean {
 
 const RESUBSCRIBE_MIN_MS = 50;
 const RESUBSCRIBE_MAX_MS = 2_000;
+/** Bun backs off to one attempt every 2 s: a million attempts is weeks of outage. */
+const MAX_RETRIES = 1_000_000;
+
+/** Bun's own client options, plus the fault bounds of {@link LinkOptions}. */
+export type BunRedisTransportOptions = Record<string, unknown> & LinkOptions;
 
 /**
  * A {@link RedisTransport} over Bun's `RedisClient`.
@@ -61,37 +80,76 @@ export class BunRedisTransport implements RedisTransport {
   readonly #options: Record<string, unknown>;
   readonly #Ctor: BunRedisCtor;
   #client: BunRedisClient;
+  readonly #gate: ConnectionGate;
+  readonly #watch: StallWatch;
   #closed = false;
   readonly #listeners = new Map<string, Set<(message: string) => void>>();
   #sub: Promise<BunRedisClient> | null = null;
   #resubscribeTimer: ReturnType<typeof setTimeout> | null = null;
   #resubscribeDelay = RESUBSCRIBE_MIN_MS;
 
-  constructor(url: string, options: Record<string, unknown> = {}) {
+  constructor(url: string, options: BunRedisTransportOptions = {}) {
     const Ctor = bunRedisCtor();
     if (!Ctor) throw new Error("BunRedisTransport needs Bun's built-in RedisClient (run on Bun)");
+    const [link, clientOptions] = splitLinkOptions(options);
     this.#Ctor = Ctor;
     this.#url = url;
-    this.#options = { enableAutoPipelining: true, ...options };
+    this.#options = {
+      enableAutoPipelining: true,
+      // Nothing queued while disconnected: the gate waits a bounded time instead.
+      enableOfflineQueue: false,
+      maxRetries: MAX_RETRIES,
+      ...clientOptions,
+    };
+    this.#gate = new ConnectionGate(() => this.#client.connected, link.offlineWaitMs);
+    // A silent connection is closed and replaced; Bun rejects what was in flight.
+    this.#watch = new StallWatch(link.stallTimeoutMs, () => this.#replace(this.#client));
     this.#client = this.#newClient();
   }
 
   #newClient(): BunRedisClient {
     const client = new this.#Ctor(this.#url, this.#options);
-    // onclose fires once Bun gave up reconnecting: the next command gets a fresh client.
-    client.onclose = () => {
-      if (!this.#closed && this.#client === client) this.#client = this.#newClient();
-    };
+    // onclose fires once Bun gave up reconnecting (or was closed): replace the client.
+    client.onclose = () => this.#replace(client);
+    client.onconnect = () => this.#gate.opened();
+    // Without an offline queue Bun connects only when told to; it retries on its own after.
+    client.connect().catch(() => {});
     return client;
+  }
+
+  #replace(client: BunRedisClient): void {
+    if (this.#closed || this.#client !== client) return;
+    this.#client = this.#newClient();
+    client.onclose = null;
+    client.close();
   }
 
   async send(cmd: string[]): Promise<RedisReply> {
     if (this.#closed) throw new Error(`Redis transport is closed; cannot send ${cmd[0]}`);
+    if (!this.#client.connected && !(await this.#gate.ready())) {
+      throw this.#gate.unreachable(this.#url, cmd[0]);
+    }
+    const watch = this.#watch;
+    const blocking = isBlocking(cmd[0]);
+    watch.inflight++;
+    if (blocking) watch.blocking++;
     try {
       return normaliseResp3(cmd, await this.#client.send(cmd[0], cmd.slice(1)));
     } catch (error) {
-      throw toCommandError(error);
+      throw this.#toError(error, cmd);
+    } finally {
+      watch.inflight--;
+      watch.replies++;
+      if (blocking) watch.blocking--;
     }
+  }
+
+  #toError(error: unknown, cmd: string[]): unknown {
+    // Bun tags server error replies with this code; connection failures carry others.
+    if (error instanceof Error && (error as { code?: string }).code === "ERR_REDIS_SERVER_ERROR") {
+      return new RedisCommandError(error.message, { cause: error });
+    }
+    return connectionLost(this.#url, cmd[0], error);
   }
 
   pipeline(cmds: string[][]): Promise<(RedisReply | RedisCommandError)[]> {
@@ -99,6 +157,7 @@ export class BunRedisTransport implements RedisTransport {
   }
 
   async subscribe(channel: string, onMessage: (message: string) => void): Promise<Unsubscribe> {
+    if (this.#closed) throw new Error(`Redis transport is closed; cannot subscribe ${channel}`);
     let set = this.#listeners.get(channel);
     const first = !set;
     if (!set) {
@@ -113,7 +172,7 @@ export class BunRedisTransport implements RedisTransport {
       } catch (error) {
         set.delete(onMessage);
         if (set.size === 0) this.#listeners.delete(channel);
-        throw error;
+        throw this.#toError(error, ["SUBSCRIBE", channel]);
       }
     }
     return async () => {
@@ -176,6 +235,7 @@ export class BunRedisTransport implements RedisTransport {
 
   async close(): Promise<void> {
     this.#closed = true;
+    this.#watch.stop();
     if (this.#resubscribeTimer) clearTimeout(this.#resubscribeTimer);
     this.#listeners.clear();
     const sub = await this.#sub?.catch(() => null);
@@ -183,12 +243,4 @@ export class BunRedisTransport implements RedisTransport {
     sub?.close();
     this.#client.close();
   }
-}
-
-function toCommandError(error: unknown): unknown {
-  // Bun tags server error replies with this code; connection failures carry others.
-  if (error instanceof Error && (error as { code?: string }).code === "ERR_REDIS_SERVER_ERROR") {
-    return new RedisCommandError(error.message, { cause: error });
-  }
-  return error;
 }

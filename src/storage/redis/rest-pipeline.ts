@@ -14,6 +14,8 @@
  *   no such order; for a pool of 50 draining 10k tasks it also sent about 20% more
  *   requests and was no faster (`scripts/bench/rest.ts`, phase `modes`). Selectable for
  *   comparison.
+ * A request whose fetch failed is sent again only when all its commands are reads
+ * ({@link resendable}); see rest-transport.ts for why.
  * The commands RedisStorage sends in bulk are mapped to the client's typed methods (the
  * only way into its pipelines); any other command goes alone through its generic `exec`.
  */
@@ -164,4 +166,75 @@ export class OrderedPipeline {
       item.settle(r?.error ? { ok: false, error: r.error } : { ok: true, value: r?.result });
     });
   }
+}
+
+/**
+ * Commands whose second run changes nothing. SCRIPT LOAD is not a read, but loading the same
+ * script twice leaves the same cache; EVAL_RO/EVALSHA_RO scripts cannot write.
+ */
+const READS = new Set([
+  "ping",
+  "echo",
+  "get",
+  "mget",
+  "strlen",
+  "exists",
+  "type",
+  "ttl",
+  "pttl",
+  "hget",
+  "hmget",
+  "hgetall",
+  "hlen",
+  "hexists",
+  "hkeys",
+  "hvals",
+  "zscore",
+  "zmscore",
+  "zcard",
+  "zcount",
+  "zrange",
+  "zrangebyscore",
+  "zrevrange",
+  "zrank",
+  "lrange",
+  "llen",
+  "lindex",
+  "scard",
+  "smembers",
+  "sismember",
+  "scan",
+  "hscan",
+  "zscan",
+  "sscan",
+  "dbsize",
+  "time",
+  "info",
+  "config",
+  "script",
+  "eval_ro",
+  "evalsha_ro",
+]);
+
+/**
+ * True when a request body (one command, or a pipeline's list of them) may be sent again
+ * after a failed fetch. CONFIG and SCRIPT count only in their read forms.
+ */
+export function resendable(body: unknown): boolean {
+  if (!Array.isArray(body) || body.length === 0) return false;
+  const cmds = Array.isArray(body[0]) ? body as unknown[][] : [body];
+  return cmds.every((cmd) => {
+    const name = String(cmd[0]).toLowerCase();
+    if (!READS.has(name)) return false;
+    const sub = String(cmd[1] ?? "").toLowerCase();
+    if (name === "config") return sub === "get";
+    if (name === "script") return sub === "load" || sub === "exists";
+    return true;
+  });
+}
+
+/** True when the server answered (an HTTP error or a body it could not parse), not the fetch. */
+export function answered(error: unknown): boolean {
+  return error instanceof Error &&
+    (error.name === "UpstashError" || error.name === "UpstashJSONParseError");
 }

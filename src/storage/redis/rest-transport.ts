@@ -11,6 +11,14 @@
  *   value that looks like JSON stays the string it is.
  * - Scripts run through the same {@link ScriptRunner} as over TCP: EVALSHA, then EVAL on
  *   NOSCRIPT, which this transport reports as a {@link RedisCommandError} like TCP does.
+ * - A request whose fetch failed is sent again only when all its commands are reads
+ *   (`resendable` in rest-pipeline.ts). A fetch can fail after the server ran the request
+ *   (the reply was lost), and a resent EVALSHA ran its script twice (measured through a
+ *   proxy that drops one reply, with the client's own retry). Runtimes do not say whether
+ *   anything was sent (Deno reports only "fetch failed"), so the rule goes by command. A
+ *   write fails at once with a plain Error and its caller decides. One resend is out of
+ *   reach here: Deno 2.9's fetch itself resends a POST once when a pooled keep-alive
+ *   connection closes before the reply (denoland/deno#35610); Bun's does not.
  * - No blocking commands exist over REST. Pub/sub is one SSE stream per channel
  *   ({@link SseChannel}), re-opened when it drops; {@link RestTransport.onReconnect} tells
  *   the storage that messages may have been missed.
@@ -19,7 +27,14 @@
  * `@upstash/redis/cloudflare`: that entry reads no environment variables.
  */
 import { Redis } from "@upstash/redis/cloudflare";
-import { OrderedPipeline, type Outcome, type PipelineMode, typedCall } from "./rest-pipeline.ts";
+import {
+  answered,
+  OrderedPipeline,
+  type Outcome,
+  type PipelineMode,
+  resendable,
+  typedCall,
+} from "./rest-pipeline.ts";
 import { SseChannel } from "./rest-sse.ts";
 import {
   RedisCommandError,
@@ -32,10 +47,23 @@ export interface RestTransportOptions {
   /** The REST endpoint, e.g. `https://eu1-xyz.upstash.io` or the local gateway's URL. */
   url: string;
   token: string;
-  /** Retries of a request whose fetch failed outright (default 3; HTTP errors are final). */
+  /**
+   * Resends of a request of reads only whose fetch failed (default 3). Requests with a
+   * write or a script are never resent, and HTTP error answers are final.
+   */
   retries?: number;
+  /**
+   * How long one HTTP request may take, answer included, before it fails (default 15000 ms;
+   * 0: no limit). A stalled endpoint would otherwise hold the ordered queue forever.
+   */
+  timeoutMs?: number;
   /** How commands are batched (default `ordered`; see rest-pipeline.ts). */
   pipelineMode?: PipelineMode;
+  /**
+   * Send Redis 7 script flags (`allow-oom`). Default false: Upstash speaks the protocol of
+   * Redis 6.2, which has none; true suits a gateway in front of Redis 7 (the local one).
+   */
+  scriptFlags?: boolean;
 }
 
 interface Channel {
@@ -52,6 +80,7 @@ interface Channel {
  */
 export class RestTransport implements RedisTransport {
   readonly name = "upstash";
+  readonly scriptFlags: boolean;
   readonly url: string;
   readonly #token: string;
   readonly #redis: Redis;
@@ -69,9 +98,11 @@ export class RestTransport implements RedisTransport {
     }
     if (!options.token) throw new TypeError("RestTransport: token is empty");
     this.url = options.url.replace(/\/+$/, "");
+    this.scriptFlags = options.scriptFlags ?? false;
     this.#token = options.token;
     const retries = options.retries ?? 3;
     const mode = options.pipelineMode ?? "ordered";
+    const timeoutMs = options.timeoutMs ?? 15_000;
     this.#redis = new Redis({
       url: this.url,
       token: options.token,
@@ -79,13 +110,27 @@ export class RestTransport implements RedisTransport {
       automaticDeserialization: false,
       enableTelemetry: false,
       enableAutoPipelining: mode === "client",
-      retry: retries > 0
-        ? { retries, backoff: (n: number) => Math.min(1_000, 50 * 2 ** n) }
-        : false,
+      // Exactly one fetch per request (`retry: false` still makes two in @upstash/redis
+      // 1.39): whether to resend is decided below, per request.
+      retry: { retries: 0 },
+      // A function gives each request its own deadline, and makes the client throw on it
+      // (an AbortSignal object would turn an abort into a reply of "Aborted").
+      signal: timeoutMs > 0 ? () => AbortSignal.timeout(timeoutMs) : undefined,
     });
-    this.#redis.use((req, next) => {
-      this.#requests++;
-      return next(req);
+    this.#redis.use(async (req, next) => {
+      for (let attempt = 0;; attempt++) {
+        this.#requests++;
+        try {
+          return await next(req);
+        } catch (error) {
+          // A request that timed out is not tried again: its budget is spent.
+          const timedOut = (error as { name?: string })?.name === "TimeoutError";
+          if (attempt >= retries || timedOut || answered(error) || !resendable(req.body)) {
+            throw error;
+          }
+          await new Promise((r) => setTimeout(r, Math.min(1_000, 50 * 2 ** attempt)));
+        }
+      }
     });
     this.#ordered = mode === "ordered" ? new OrderedPipeline(this.#redis) : null;
   }

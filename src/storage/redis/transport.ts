@@ -10,6 +10,13 @@
  * bulk and simple strings are strings, nil is null, maps are flat `[field, value, ...]`
  * arrays, and doubles (scores) are decimal strings. Server error replies reject with
  * {@link RedisCommandError}; anything else thrown means the connection failed.
+ *
+ * Faults, the same for every transport (test/unit/transport-faults.test.ts):
+ * - a command whose connection failed rejects with a plain Error: it may or may not have
+ *   run, and no transport sends it again on its own; resending is the caller's decision;
+ * - a command issued while the connection is down waits a bounded time for the background
+ *   reconnection, then rejects unsent: nothing is queued to run later;
+ * - a connection that stops answering is given up after a bound, never waited on forever.
  */
 
 /** A reply in RESP2 shape. */
@@ -47,6 +54,12 @@ export type Unsubscribe = () => Promise<void>;
 export interface RedisTransport {
   /** Which client carries the commands, for logs and benchmarks: `ioredis`, `bun`, `upstash`. */
   readonly name: string;
+  /**
+   * Whether the server takes Redis 7 script flags (`#!lua flags=allow-oom`): true unless
+   * the transport says otherwise. Without them, scripts run with their shebang stripped, so
+   * a full server may refuse finishing work too (see docs/RELIABILITY.md).
+   */
+  readonly scriptFlags?: boolean;
   /** Sends one command, e.g. `["HGET", key, field]`, and resolves with its normalised reply. */
   send(cmd: string[]): Promise<RedisReply>;
   /**
