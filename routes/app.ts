@@ -3,11 +3,16 @@
  * login, docs, and the `/skedulr` page (or the dashboard, through the `dashboard` hook).
  * Web-standard only, so the same app runs on Bun, Deno and Cloudflare Workers.
  *
+ * Every `/skedulr/api/*` request and `/skedulr/metrics` has a deadline (`requestTimeoutMs`,
+ * default 2 s): a store that does not answer in time gives 503 `storage` with Retry-After.
+ *
  * Route table (every `/skedulr/api/*` route and `/skedulr/metrics` need the token when one
  * is configured; `/skedulr/healthz` and `/skedulr/login` never do):
  *
- *   POST   /skedulr/api/tasks                 201 { id, status } (+ nextRunAt for every/cron)
- *   POST   /skedulr/api/tasks/batch           201 { tasks: [...] }   ≤ 1000, all or none
+ *   POST   /skedulr/api/tasks                 201 { id, status } (+ nextRunAt for every/cron);
+ *                                              200 { id, status, existing } identical retry
+ *   POST   /skedulr/api/tasks/batch           201 { tasks: [...] }   ≤ 1000, all or none;
+ *                                              200 when every spec was an identical retry
  *   GET    /skedulr/api/tasks                 200 { tasks, next }    ?status&type&pool&q&limit&cursor
  *   GET    /skedulr/api/tasks/:id             200 task record        404
  *   POST   /skedulr/api/tasks/:id/cancel      200 { id, status: "cancelled" }   404, 409
@@ -21,7 +26,7 @@
  *   POST   /skedulr/api/pools/:name           200 { pool, concurrency }   { concurrency }
  *   GET    /skedulr/api/history               200 { attempts, next } same query as tasks
  *   GET    /skedulr/api/openapi.json | /docs
- *   GET    /skedulr/healthz                   200 | 503 { ok, storage }
+ *   GET    /skedulr/healthz                   200 { ok, storage } | 503 { ok, storage, error }
  *   GET    /skedulr/metrics                   Prometheus text
  *   GET|POST /skedulr/login, POST /skedulr/logout, GET /skedulr
  *
@@ -38,6 +43,7 @@ import { adminRoutes } from "./admin.ts";
 import { authenticate, type AuthOptions, requireAuth, tokenChecker } from "./auth.ts";
 import { DEFAULT_MAX_BODY_BYTES, jsonBody } from "./body.ts";
 import type { AuthVia, SkedulrEnv } from "./env.ts";
+import { DEFAULT_REQUEST_TIMEOUT_MS, requestDeadline } from "./deadline.ts";
 import { errorHandler, notFoundHandler } from "./errors.ts";
 import { observabilityRoutes } from "./metrics.ts";
 import { openApiDocument } from "./openapi.ts";
@@ -66,6 +72,11 @@ export interface CreateAppOptions {
   token?: string;
   /** Largest accepted request body; default 1 MiB. */
   maxBodyBytes?: number;
+  /**
+   * Deadline of an API request in ms (default 2000): past it the request answers 503
+   * `storage` with Retry-After. A server in front must allow longer (see src/adapters/serve.ts).
+   */
+  requestTimeoutMs?: number;
   /** Shown in the OpenAPI document and the pages. */
   version?: string;
   /** Extra origins (e.g. `https://ops.example.com`) whose cookie-borne changes are accepted. */
@@ -85,6 +96,13 @@ export function createApp(options: CreateAppOptions): Hono<SkedulrEnv> {
   if (!Number.isInteger(maxBodyBytes) || maxBodyBytes < 1) {
     throw new TypeError(`createApp: maxBodyBytes must be a positive integer, got ${maxBodyBytes}`);
   }
+  const timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > 2 ** 31 - 1) {
+    throw new TypeError(
+      `createApp: requestTimeoutMs must be an integer 1..2147483647, got ${timeoutMs}`,
+    );
+  }
+  const deadline = requestDeadline(timeoutMs);
   const check = token === undefined ? undefined : tokenChecker(token);
   const authOptions: AuthOptions = { check, trustedOrigins: options.trustedOrigins ?? [] };
   const guard = requireAuth(authOptions);
@@ -106,8 +124,8 @@ export function createApp(options: CreateAppOptions): Hono<SkedulrEnv> {
   api.use("*", guard, async (c, next) => {
     await next();
     if (!c.res.headers.has("Cache-Control")) c.header("Cache-Control", "no-store");
-  });
-  root.use("/metrics", guard);
+  }, deadline);
+  root.use("/metrics", guard, deadline);
 
   taskRoutes(api, scheduler, body);
   adminRoutes(api, scheduler, body);

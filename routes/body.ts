@@ -99,7 +99,10 @@ export function jsonBody(maxBytes: number): MiddlewareHandler<SkedulrEnv> {
   });
   return (c, next) =>
     limit(c, async () => {
+      // The request deadline is about the store: a slow upload must not spend it.
+      c.var.deadline?.hold();
       c.set("body", await readJson(c.req.raw, maxBytes));
+      c.var.deadline?.resume();
       await next();
     });
 }

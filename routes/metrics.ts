@@ -4,9 +4,12 @@
  *
  * Durations come from the store's recent-sample window per type, so they are gauges
  * (quantile-labelled), not a Prometheus summary whose `_sum`/`_count` must only grow.
+ * `/healthz` answers within 1 s whatever the store does: a load balancer's probe must not
+ * hang on a stalled Redis.
  */
 import type { Hono } from "hono";
 import type { InstanceInfo, Scheduler, SchedulerStats } from "../src/mod.ts";
+import { HEALTH_TIMEOUT_MS, pingProblem } from "./deadline.ts";
 import type { SkedulrEnv } from "./env.ts";
 
 /** The Content-Type Prometheus scrapers expect for the text format. */
@@ -87,6 +90,12 @@ export function renderMetrics(stats: SchedulerStats, workers: InstanceInfo[]): s
   m.family("skedulr_tasks_dead_total", "counter", "Tasks that went to the dead-letter list.", [
     [{}, t.dead],
   ]);
+  m.family(
+    "skedulr_attempts_stalled_total",
+    "counter",
+    "Attempts lost with their worker (lease expired); put back without spending a retry.",
+    [[{}, t.stalled]],
+  );
   const durations = Object.entries(stats.durations);
   const quantiles: [Record<string, string>, number][] = [];
   for (const [type, d] of durations) {
@@ -133,7 +142,9 @@ export function observabilityRoutes(root: Hono<SkedulrEnv>, scheduler: Scheduler
 
   root.get("/healthz", async (c) => {
     const storage = scheduler.storage.name;
-    const ok = await scheduler.storage.ping().then((up) => up === true, () => false);
-    return c.json({ ok, storage }, ok ? 200 : 503, { "Cache-Control": "no-store" });
+    const error = await pingProblem(scheduler.storage, HEALTH_TIMEOUT_MS);
+    const headers = { "Cache-Control": "no-store" };
+    if (error === null) return c.json({ ok: true, storage }, 200, headers);
+    return c.json({ ok: false, storage, error }, 503, { ...headers, "Retry-After": "1" });
   });
 }

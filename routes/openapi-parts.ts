@@ -30,6 +30,15 @@ export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 export const json = (schema: Json) => ({ "application/json": { schema } });
 export const ok = (description: string, schema: Json) => ({ description, content: json(schema) });
 export const failure = (description: string) => ({ description, content: json(ref("Error")) });
+/** The header every 503 carries. */
+export const RETRY_AFTER = {
+  "Retry-After": { description: "Seconds to wait before retrying", schema: { type: "integer" } },
+};
+/** A 503: the error body plus `Retry-After`. */
+export const unavailable = (description: string) => ({
+  ...failure(description),
+  headers: RETRY_AFTER,
+});
 export const body = (schema: Json, required = true) => ({ required, content: json(schema) });
 export const pathId = (name: string, description: string) => ({
   name,
@@ -76,7 +85,12 @@ export function componentSchemas(): Json {
     PoolSize: jsonSchemaOf(PoolSizeSchema),
     PauseRequest: jsonSchemaOf(PauseSchema),
     Login: jsonSchemaOf(LoginSchema),
-    Submitted: obj({ id: str, status: str, nextRunAt: int }, ["id", "status"]),
+    Submitted: obj({
+      id: str,
+      status: str,
+      nextRunAt: int,
+      existing: { const: true, description: "An identical earlier submit had stored it" },
+    }, ["id", "status"]),
     Task: obj({
       id: str,
       type: str,

@@ -16,16 +16,27 @@ import {
   ok,
   pathId,
   ref,
+  RETRY_AFTER,
   str,
+  unavailable,
 } from "./openapi-parts.ts";
 
+/** Every API operation can answer this when the store cannot. */
+const STORAGE_DOWN = "storage: the store is unreachable, loading, full, or did not answer " +
+  "within the request deadline (SKEDULR_API_TIMEOUT, default 2 s); retry later";
 const ERRORS_SUBMIT = {
   "400": failure("invalid_request: bad JSON or spec; `issues` names each field"),
-  "409": failure("conflict: id in use or duplicate key"),
+  "409": failure("conflict: id in use (with a different spec) or duplicate key"),
   "413": failure("payload_too_large"),
   "415": failure("unsupported_media_type"),
-  "503": failure("capacity: the store is full; retry later"),
+  "503": unavailable(
+    "capacity: the store holds its limit of unfinished tasks; or " + STORAGE_DOWN +
+      ". A submit that got a storage 503 may or may not have been stored: retry it with " +
+      "the same custom id, and an identical retry answers 200.",
+  ),
 };
+const IDENTICAL_RETRY = "Already stored by an identical earlier submit (same custom id, " +
+  "same spec): nothing new was stored, `existing` is true";
 const NOT_FOUND = { "404": failure("not_found") };
 
 /** Builds the document; `secured` adds the bearer and cookie security schemes. */
@@ -39,7 +50,11 @@ export function openApiDocument(options: { version: string; secured: boolean }):
         tags: task,
         summary: "Submit a task (or an every/cron schedule)",
         requestBody: body(ref("TaskSpec")),
-        responses: { "201": ok("Stored", ref("Submitted")), ...ERRORS_SUBMIT },
+        responses: {
+          "200": ok(IDENTICAL_RETRY, ref("Submitted")),
+          "201": ok("Stored", ref("Submitted")),
+          ...ERRORS_SUBMIT,
+        },
       },
       get: {
         tags: task,
@@ -60,6 +75,10 @@ export function openApiDocument(options: { version: string; secured: boolean }):
         summary: `Submit up to ${MAX_BATCH} specs, all or none`,
         requestBody: body(ref("TaskBatch")),
         responses: {
+          "200": ok(
+            `Every spec: ${IDENTICAL_RETRY}`,
+            obj({ tasks: { type: "array", items: ref("Submitted") } }),
+          ),
           "201": ok("Stored", obj({ tasks: { type: "array", items: ref("Submitted") } })),
           ...ERRORS_SUBMIT,
         },
@@ -194,7 +213,13 @@ export function openApiDocument(options: { version: string; secured: boolean }):
         security: [],
         responses: {
           "200": ok("Healthy", obj({ ok: { const: true }, storage: str })),
-          "503": ok("Storage unreachable", obj({ ok: { const: false }, storage: str })),
+          "503": {
+            ...ok(
+              "The store failed PING or did not answer it within 1 s; `error` says which",
+              obj({ ok: { const: false }, storage: str, error: str }),
+            ),
+            headers: RETRY_AFTER,
+          },
         },
       },
     },
@@ -219,6 +244,15 @@ export function openApiDocument(options: { version: string; secured: boolean }):
       },
     },
   };
+  // Every operation that reads or writes the store has the request deadline.
+  for (const [path, item] of Object.entries(paths) as [string, Record<string, Json>][]) {
+    if (!path.startsWith(a) && path !== "/skedulr/metrics") continue;
+    for (const op of Object.values(item)) {
+      if (!(op.tags as string[]).includes("Docs")) {
+        (op.responses as Json)["503"] ??= unavailable(STORAGE_DOWN);
+      }
+    }
+  }
   if (options.secured) {
     for (const item of Object.values(paths) as Record<string, Json>[]) {
       for (const op of Object.values(item)) {
@@ -235,7 +269,10 @@ export function openApiDocument(options: { version: string; secured: boolean }):
         '`{ "error": { "code", "message", "issues"?: [{ "path", "message" }] } }`. ' +
         "Codes: 400 invalid_request, 401 unauthorized, 403 forbidden (a cookie-borne change " +
         "from another origin), 404 not_found, 409 conflict, 413 payload_too_large, " +
-        "415 unsupported_media_type, 503 capacity (with Retry-After).",
+        "415 unsupported_media_type, 503 capacity or storage (with Retry-After). 503 storage " +
+        "means the store is unreachable, loading, full, or did not answer within the request " +
+        "deadline: a submit that got it may or may not have been stored, so retry it with the " +
+        "same custom `id`; an identical retry answers 200 with the stored task.",
     },
     paths,
     components: {

@@ -18,7 +18,7 @@ const name = v.pipe(
 export const TASK_STATUSES: readonly TaskStatus[] = ALL_STATUSES;
 
 /** Outcomes of one attempt, as `history` filters them. */
-export const ATTEMPT_STATUSES = ["succeeded", "retrying", "dead", "cancelled"] as const;
+export const ATTEMPT_STATUSES = ["succeeded", "retrying", "dead", "cancelled", "stalled"] as const;
 
 /** `POST /tasks/resubmit`: which dead or cancelled tasks to queue again. */
 export const BulkResubmitSchema = v.strictObject({

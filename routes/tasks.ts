@@ -1,6 +1,10 @@
 /**
  * @module tasks — `/skedulr/api/tasks...`: submit one or a batch, get, list, cancel,
  * resubmit one, resubmit in bulk.
+ *
+ * A submit answers 201 when it stored something, and 200 (`existing: true`) when it was an
+ * identical retry of a submit already stored under the same custom ids (see
+ * `Scheduler.submitMany`): a client whose submit timed out retries it safely.
  */
 import type { Hono, MiddlewareHandler } from "hono";
 import { NotFoundError, type Scheduler, type Submitted, ValidationError } from "../src/mod.ts";
@@ -8,13 +12,22 @@ import { describe, requiredBody, validate } from "./body.ts";
 import type { SkedulrEnv } from "./env.ts";
 import { BulkResubmitSchema, CancelSchema, MAX_BATCH, parseListQuery } from "./schemas.ts";
 
-/** What a submit answers per spec: `{ id, status }`, plus `nextRunAt` for a schedule. */
+/**
+ * What a submit answers per spec: `{ id, status }`, plus `nextRunAt` for a schedule and
+ * `existing: true` for a task an earlier try of the same submit stored.
+ */
 export function submittedView(
   s: Submitted,
-): { id: string; status: string; nextRunAt?: number } {
-  return s.kind === "schedule"
-    ? { id: s.id, status: s.status, nextRunAt: s.nextRunAt }
+): { id: string; status: string; nextRunAt?: number; existing?: true } {
+  if (s.kind === "schedule") return { id: s.id, status: s.status, nextRunAt: s.nextRunAt };
+  return s.existing
+    ? { id: s.id, status: s.status, existing: true }
     : { id: s.id, status: s.status };
+}
+
+/** 200 when nothing new was stored (an identical retry), else 201. */
+function submitStatus(submitted: Submitted[]): 200 | 201 {
+  return submitted.every((s) => s.existing) ? 200 : 201;
 }
 
 function badBody(message: string): ValidationError {
@@ -36,7 +49,7 @@ export function taskRoutes(
     if (submitted.kind === "task") {
       c.header("Location", `/skedulr/api/tasks/${encodeURIComponent(submitted.id)}`);
     }
-    return c.json(submittedView(submitted), 201);
+    return c.json(submittedView(submitted), submitStatus([submitted]));
   });
 
   api.post("/tasks/batch", body, async (c) => {
@@ -50,7 +63,7 @@ export function taskRoutes(
     }
     // batch: true names the index in every issue path, even for a batch of one.
     const submitted = await scheduler.submitMany(specs, { batch: true });
-    return c.json({ tasks: submitted.map(submittedView) }, 201);
+    return c.json({ tasks: submitted.map(submittedView) }, submitStatus(submitted));
   });
 
   api.get("/tasks", async (c) => {
@@ -85,10 +98,7 @@ export function taskRoutes(
   });
 }
 
-/**
- * 409 when two specs of one batch name the same id. The library's batch ordering keeps only
- * the first of them (and would report both as stored), so the check has to happen here.
- */
+/** True for `{}`: the only body resubmit accepts besides none. */
 function isEmptyObject(value: unknown): boolean {
   return typeof value === "object" && value !== null && !Array.isArray(value) &&
     Object.keys(value).length === 0;

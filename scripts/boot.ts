@@ -140,13 +140,22 @@ export async function boot(runWorkers: boolean): Promise<Booted> {
     token: config.token ?? undefined,
     version: VERSION,
     dashboard,
+    requestTimeoutMs: config.apiTimeoutMs,
   });
   const hostname = config.token ? "0.0.0.0" : "127.0.0.1";
-  const server = await serve(app.fetch, { port: config.port, hostname });
+  const server = await serve(app.fetch, {
+    port: config.port,
+    hostname,
+    requestTimeoutMs: config.apiTimeoutMs,
+  });
+  const volatile = config.redisUrl && storage instanceof RedisStorage
+    ? await persistenceWarning(storage)
+    : null;
   const url = `http://${hostname === "0.0.0.0" ? "localhost" : hostname}:${server.port}/skedulr`;
 
   console.log(`skedulr ${VERSION} ${runWorkers ? "worker" : "api"} ${scheduler.workerId}`);
   console.log(`  storage:   ${description}`);
+  if (volatile) console.warn(`  WARNING:   ${volatile}`);
   if (runWorkers) {
     console.log(
       `  pools:     ${Object.entries(config.pools).map(([n, s]) => `${n}=${s}`).join(", ")}`,
@@ -180,6 +189,17 @@ export async function boot(runWorkers: boolean): Promise<Booted> {
     exit(0);
   });
   return { scheduler, url, stop };
+}
+
+/**
+ * The warning for a Redis that keeps nothing across a restart (`appendonly no` and no
+ * `save` rules), or null. Best effort: a refused CONFIG or an error says nothing.
+ */
+async function persistenceWarning(storage: RedisStorage): Promise<string | null> {
+  const p = await storage.persistence().catch(() => null);
+  if (!p || p.appendonly || p.save) return null;
+  return "Redis has no persistence (appendonly no, no save rules): a Redis restart would " +
+    "lose every task. Set appendonly yes (appendfsync everysec) in redis.conf.";
 }
 
 /**

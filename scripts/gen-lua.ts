@@ -6,7 +6,9 @@
  *   bun scripts/gen-lua.ts --check  fail when the generated module is stale (scripts/check.sh)
  *
  * Each `<camelOp>-<numKeys>.lua` becomes one entry; `--- @include "name"` lines pull in
- * `lua/includes/<name>.lua` once per script (BullMQ's convention).
+ * `lua/includes/<name>.lua` once per script (BullMQ's convention). A header line
+ * `FLAGS <flag>,...` (then a comment, if any) becomes the script's Redis 7 shebang (`#!lua flags=<flag>,...`), e.g.
+ * `allow-oom` for the transitions that finish work, which a full Redis must not refuse.
  */
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -15,6 +17,8 @@ const LUA_DIR = "src/storage/redis/lua";
 const OUT = "src/storage/redis/scripts.generated.ts";
 const NAME = /^([a-z][A-Za-z]*)-(\d+)\.lua$/;
 const INCLUDE = /^--- @include "([\w-]+)"\s*$/;
+const FLAGS = /^\s*FLAGS\s+([a-z-]+(?:,[a-z-]+)*)(?:\s|$)/m;
+const KNOWN_FLAGS = new Set(["allow-oom", "no-writes", "allow-stale", "no-cluster"]);
 
 function inline(source: string, file: string, seen: Set<string>): string {
   return source.split("\n").map((line) => {
@@ -45,7 +49,14 @@ export function generate(): string {
         `${LUA_DIR}/${file}: open with a --[[ header ]] documenting KEYS, ARGV and returns`,
       );
     }
-    const source = inline(raw, file, new Set());
+    const flags = FLAGS.exec(raw.slice(0, raw.indexOf("]]")))?.[1].split(",") ?? [];
+    for (const flag of flags) {
+      if (!KNOWN_FLAGS.has(flag)) {
+        throw new Error(`${LUA_DIR}/${file}: unknown script flag ${flag}`);
+      }
+    }
+    const shebang = flags.length ? `#!lua flags=${flags.join(",")}\n` : "";
+    const source = shebang + inline(raw, file, new Set());
     if (/redis\.call\(\s*['"]TIME['"]/i.test(source)) {
       throw new Error(`${LUA_DIR}/${file}: scripts take now from the caller; never call TIME`);
     }

@@ -7,7 +7,7 @@
  */
 import * as v from "valibot";
 import { type Clock, systemClock } from "./core/clock.ts";
-import { NotFoundError, ValidationError } from "./core/errors.ts";
+import { ConflictError, NotFoundError, ValidationError } from "./core/errors.ts";
 import { newId } from "./core/ids.ts";
 import { collectSpecIssues, normalise, type TaskSpec } from "./core/task-schema.ts";
 import type { AttemptRecord, ScheduleRecord, TaskRecord, TaskStatus } from "./core/task.ts";
@@ -20,6 +20,10 @@ import { consoleLogger, type Handler, type Logger, type Middleware } from "./wor
 import type { HandlerEntry, WorkerPool } from "./worker/pool.ts";
 import { Runtime } from "./worker/runtime.ts";
 import { orderBatch, toNewTask, toSchedule } from "./worker/submission.ts";
+import { storedBefore } from "./worker/same-spec.ts";
+
+/** Most specs in one `submitMany` (the HTTP API allows 1000 per request). */
+export const MAX_SUBMIT_BATCH = 10_000;
 
 export interface SchedulerOptions {
   /** Where tasks live; defaults to a new embedded {@link MemoryStorage}. */
@@ -69,6 +73,8 @@ export interface Submitted {
   kind: "task" | "schedule";
   status: TaskStatus | "active";
   nextRunAt?: number;
+  /** An earlier try of this same submit had stored the task; nothing new was stored. */
+  existing?: true;
 }
 
 /** Pool figures in `stats()`. */
@@ -177,8 +183,19 @@ export class Scheduler {
   /**
    * Submits a batch: every spec is validated first (issues are prefixed `[i].`) and the
    * tasks are stored all or none. Parents may be other tasks of the same batch.
+   *
+   * Retrying is safe: when every spec has a custom id and every id already holds a task with
+   * the same spec (a first try stored them, but its answer was lost), the stored tasks are
+   * answered with `existing: true` instead of a ConflictError.
    */
   async submitMany(specs: unknown[], options: { batch?: boolean } = {}): Promise<Submitted[]> {
+    if (specs.length > MAX_SUBMIT_BATCH) {
+      // One batch is one atomic store call: its size bounds how long the store is busy.
+      throw new ValidationError([{
+        path: "",
+        message: `a batch holds at most ${MAX_SUBMIT_BATCH} specs, got ${specs.length}`,
+      }], "batch");
+    }
     const now = this.clock.now();
     const batch = options.batch ?? specs.length > 1;
     const issues = specs.flatMap((spec, i) => {
@@ -191,7 +208,17 @@ export class Scheduler {
     const isSchedule = (p: (typeof parsed)[number]) => p.everyMs !== null || p.cron !== null;
     const tasks = parsed.map((p) => (isSchedule(p) ? null : toNewTask(p, now)));
     const schedules = parsed.map((p) => (isSchedule(p) ? toSchedule(p, now) : null));
-    const stored = await this.storage.enqueue(orderBatch(tasks.filter((t) => t !== null)), now);
+    const ordered = orderBatch(tasks.filter((t) => t !== null));
+    let stored: TaskRecord[];
+    try {
+      stored = await this.storage.enqueue(ordered, now);
+    } catch (error) {
+      const before = error instanceof ConflictError
+        ? await storedBefore(this.storage, specs as TaskSpec[], tasks)
+        : null;
+      if (before) return before;
+      throw error;
+    }
     const byId = new Map(stored.map((r) => [r.id, r]));
     for (const record of stored) this.#notify(record);
     for (const schedule of schedules) {

@@ -21,7 +21,8 @@ export interface BenchJob {
 }
 
 export interface BenchSystem {
-  readonly name: "skedulr" | "bullmq";
+  /** `base`: Skedulr's worker from another checkout (an A/B run, `--base <dir>`). */
+  readonly name: "skedulr" | "bullmq" | "base";
   /** Starts `n` worker processes of `concurrency` each on a fresh namespace; resolves when ready. */
   start(n: number, concurrency: number): Promise<void>;
   /** Kills the worker processes and closes the driver's connections. */
@@ -40,15 +41,18 @@ export interface BenchSystem {
 
 let runs = 0;
 
-/** Skedulr: real `scripts/worker.ts` processes running scripts/bench/e2e-jobs.ts. */
-export function skedulr(url: string, samples: string): BenchSystem {
+/**
+ * Skedulr: real `scripts/worker.ts` processes running scripts/bench/e2e-jobs.ts; with
+ * `root`, the worker of that checkout (the client side stays this one's).
+ */
+export function skedulr(url: string, samples: string, root?: string): BenchSystem {
   const prefix = `bench${++runs}`;
   const admin: RedisTransport = connectRedisTcp(url);
   let storage: RedisStorage | null = null;
   let client: Scheduler | null = null;
   let workers: WorkerProcess[] = [];
   return {
-    name: "skedulr",
+    name: root ? "base" : "skedulr",
     async start(n, concurrency) {
       storage = new RedisStorage({ transport: connectRedisTcp(url), prefix });
       await storage.init();
@@ -60,7 +64,7 @@ export function skedulr(url: string, samples: string): BenchSystem {
           SKEDULR_POOLS: `default=${concurrency}`,
           SKEDULR_JOBS: "scripts/bench/e2e-jobs.ts",
           BENCH_SAMPLES: samples,
-        })));
+        }, root ? `${root}/scripts/worker.ts` : undefined)));
       await Promise.all(workers.map((w) => ready(w, 30_000)));
     },
     async stop() {

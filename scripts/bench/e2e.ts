@@ -4,7 +4,11 @@
  * on the same server for context.
  *
  *   bun scripts/bench/e2e.ts [--reps 3] [--tasks 20000] [--singles 500] [--delayed 20000]
- *                            [--only ceiling,throughput,latency,lateness]
+ *                            [--only ceiling,throughput,latency,lateness] [--base <dir>]
+ *
+ * `--base <dir>` runs an A/B instead: this checkout's worker against the worker of the
+ * checkout in <dir> (e.g. `git worktree add /tmp/base <commit>` with node_modules linked),
+ * interleaved the same way, in place of BullMQ.
  *
  * - throughput: submit `tasks` no-op tasks in bulk (Skedulr `submitMany` / BullMQ `addBulk`,
  *   1000 per call) while the queue is paused, then resume and time the drain by 1 and by 2
@@ -50,7 +54,10 @@ process.once("exit", () => {
 });
 const admin = connectRedisTcp(server.url);
 const waiter = connectRedisTcp(server.url); // BLPOP blocks its connection
-const makers = [skedulr, bullmq];
+const BASE = arg("base", "");
+const other = BASE ? (url: string, samples: string) => skedulr(url, samples, BASE) : bullmq;
+const OTHER = BASE ? "base" : "bullmq";
+const makers = [skedulr, other];
 const load = () => loadavg().map((x) => x.toFixed(2)).join(" ");
 console.log(`e2e bench: redis ${server.url}, bun ${process.versions.bun}, load ${load()}`);
 
@@ -201,7 +208,7 @@ function row(metric: string, better: "higher" | "lower", sk: number[], bq: numbe
     : `${fmt(a / b, 2)}× higher`;
   rows.push([metric, fmt(a, d), fmt(b, d), ratio]);
   console.log(
-    `  ${metric}: skedulr ${sk.map((x) => fmt(x, d)).join(" / ")}; bullmq ${
+    `  ${metric}: skedulr ${sk.map((x) => fmt(x, d)).join(" / ")}; ${OTHER} ${
       bq.map((x) => fmt(x, d)).join(" / ")
     }`,
   );
@@ -241,7 +248,7 @@ if (ONLY.has("throughput")) {
       `drain, ${workers} process${workers > 1 ? "es" : ""} × 50, tasks/s`,
       "higher",
       pick("skedulr", "drain"),
-      pick("bullmq", "drain"),
+      pick(OTHER, "drain"),
       0,
     );
     if (workers === 1) {
@@ -250,19 +257,19 @@ if (ONLY.has("throughput")) {
         "redis-server CPU per task, 1 process, µs",
         "lower",
         pick("skedulr", "redisUs"),
-        pick("bullmq", "redisUs"),
+        pick(OTHER, "redisUs"),
       );
       row(
         "worker CPU per task, 1 process, µs",
         "lower",
         pick("skedulr", "workerUs"),
-        pick("bullmq", "workerUs"),
+        pick(OTHER, "workerUs"),
       );
       row(
         "bulk submit (1000 per call), tasks/s",
         "higher",
         pick("skedulr", "enqueue"),
-        pick("bullmq", "enqueue"),
+        pick(OTHER, "enqueue"),
         0,
       );
     }
@@ -283,13 +290,14 @@ for (
   for (const [p, name] of [[0.5, "p50"], [0.99, "p99"], [1, "max"]] as const) {
     if (phase === "latency" && p === 1) continue;
     const pick = (sys: string) => runs.map((r) => pct(r[sys].value, p));
-    row(`${label} ${name}, ms`, "lower", pick("skedulr"), pick("bullmq"), 2);
+    row(`${label} ${name}, ms`, "lower", pick("skedulr"), pick(OTHER), 2);
   }
 }
 
 const after = load();
 console.log(`\nload average after: ${after}\n`);
-console.log("| metric | Skedulr | BullMQ | Skedulr vs BullMQ |");
+const otherName = BASE ? `base (${BASE})` : "BullMQ";
+console.log(`| metric | Skedulr | ${otherName} | Skedulr vs ${BASE ? "base" : "BullMQ"} |`);
 console.log("|---|---:|---:|---|");
 for (const r of rows) console.log(`| ${r.join(" | ")} |`);
 await admin.close();

@@ -47,7 +47,9 @@ await Promise.all(Array.from({ length: WORKERS }, async (_, w) => {
     const claimed = await storage.claim("default", CLAIM, owner, Date.now());
     if (claimed.length === 0) break;
     const ok = await Promise.all(
-      claimed.map((c) => storage.complete(c.id, owner.workerId, null, Date.now())),
+      claimed.map((c) =>
+        storage.complete({ id: c.id, workerId: owner.workerId, token: c.token }, null, Date.now())
+      ),
     );
     done += ok.filter(Boolean).length;
   }

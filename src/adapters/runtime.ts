@@ -5,17 +5,22 @@
  */
 import process from "node:process";
 import { hostname } from "node:os";
-import { type Clock, systemClock } from "../core/clock.ts";
+import { type Clock, systemClock, unrefEachLink } from "../core/clock.ts";
 
 declare const Deno: { unrefTimer(id: number): void } | undefined;
 
-/** The real clock, whose `unrefTimer` lets the process exit while only that timer is pending. */
+function unrefOne(handle: unknown): void {
+  if (typeof handle === "number" && typeof Deno !== "undefined") Deno.unrefTimer(handle);
+  else (handle as { unref?: () => void })?.unref?.();
+}
+
+/**
+ * The real clock, whose `unrefTimer` lets the process exit while only that timer is pending
+ * (every link of a wait chained past the setTimeout limit included).
+ */
 export const runtimeClock: Clock = {
   ...systemClock,
-  unrefTimer(handle) {
-    if (typeof handle === "number" && typeof Deno !== "undefined") Deno.unrefTimer(handle);
-    else (handle as { unref?: () => void })?.unref?.();
-  },
+  unrefTimer: (handle) => unrefEachLink(handle, unrefOne),
 };
 
 /** Calls `fn` once on the first SIGINT or SIGTERM. */

@@ -11,13 +11,34 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
+export interface ServeOptions {
+  port: number;
+  hostname: string;
+  /** The longest a request may be handled (the app's request deadline); default 2000 ms. */
+  requestTimeoutMs?: number;
+}
+
+/** Bun's idle timeout is whole seconds, at most 255. */
+const BUN_MAX_IDLE_S = 255;
+
+/** Seconds of idle time Bun allows a connection: the request deadline plus a margin. */
+export function idleTimeoutSeconds(requestTimeoutMs = 2_000): number {
+  return Math.min(BUN_MAX_IDLE_S, Math.max(10, Math.ceil(requestTimeoutMs / 1000) + 5));
+}
+
 /** Serves `fetch` on `hostname:port` with the runtime's native server. */
 export function serve(
   fetch: (request: Request) => Response | Promise<Response>,
-  options: { port: number; hostname: string },
+  options: ServeOptions,
 ): Promise<RunningServer> {
   if (typeof Bun !== "undefined") {
-    const server = Bun.serve({ fetch, port: options.port, hostname: options.hostname });
+    const server = Bun.serve({
+      fetch,
+      port: options.port,
+      hostname: options.hostname,
+      // Bun closes a connection idle this long even mid-request: keep it above the deadline.
+      idleTimeout: idleTimeoutSeconds(options.requestTimeoutMs),
+    });
     return Promise.resolve({
       port: server.port,
       hostname: options.hostname,
@@ -27,6 +48,7 @@ export function serve(
     });
   }
   if (typeof Deno !== "undefined") {
+    // Deno.serve has no idle timeout that cuts a request still being handled (checked on 2.9).
     return new Promise((resolve) => {
       const server = Deno.serve({
         port: options.port,

@@ -5,9 +5,9 @@
 import * as v from "valibot";
 import { Cron } from "croner";
 import { type FieldIssue, ValidationError } from "./errors.ts";
-import { parseDuration } from "./duration.ts";
+import { MAX_DURATION_MS, parseDuration } from "./duration.ts";
 import { NAME_PATTERN } from "./ids.ts";
-import type { Backoff } from "./task.ts";
+import { type Backoff, DEFAULT_MAX_STALLS } from "./task.ts";
 
 const NAME_RULE = "letters, digits and _ . : - only, 1 to 128 characters";
 
@@ -29,15 +29,22 @@ const positiveDuration = v.pipe(
   v.check((value) => (parseDuration(value) as { ms: number }).ms > 0, "must be more than 0 ms"),
 );
 
-const instant = v.union(
-  [
-    v.pipe(v.number(), v.integer("expected an integer of epoch ms"), v.minValue(0)),
-    v.pipe(
-      v.string(),
-      v.isoTimestamp("expected an ISO 8601 timestamp like 2026-01-31T09:00:00Z"),
-    ),
-  ],
-  "expected epoch ms or an ISO 8601 timestamp",
+const instant = v.pipe(
+  v.union(
+    [
+      v.pipe(v.number(), v.integer("expected an integer of epoch ms"), v.minValue(0)),
+      v.pipe(
+        v.string(),
+        v.isoTimestamp("expected an ISO 8601 timestamp like 2026-01-31T09:00:00Z"),
+      ),
+    ],
+    "expected epoch ms or an ISO 8601 timestamp",
+  ),
+  // The same 100-year horizon as a delay (see MAX_DURATION_MS).
+  v.check(
+    (at) => (typeof at === "number" ? at : Date.parse(at)) <= Date.now() + MAX_DURATION_MS,
+    (issue) => `expected at most 100 years from now, got ${JSON.stringify(issue.input)}`,
+  ),
 );
 
 const backoffSchema = v.variant("type", [
@@ -73,6 +80,9 @@ export const TaskSpecSchema = v.strictObject({
   maxRetries: v.optional(
     v.pipe(v.number(), v.integer("expected an integer"), v.minValue(0), v.maxValue(1000)),
   ),
+  maxStalls: v.optional(
+    v.pipe(v.number(), v.integer("expected an integer"), v.minValue(0), v.maxValue(1000)),
+  ),
   backoff: v.optional(backoffSchema),
   timeout: v.optional(positiveDuration),
   dependsOn: v.optional(v.pipe(v.array(name), v.maxLength(1000))),
@@ -96,6 +106,7 @@ export interface ParsedSpec {
   cron: string | null;
   timezone: string | null;
   maxRetries: number;
+  maxStalls: number;
   backoff: Backoff | null;
   timeoutMs: number | null;
   dependsOn: string[];
@@ -185,6 +196,7 @@ export function normalise(spec: TaskSpec, now: number): ParsedSpec {
     cron: spec.cron ?? null,
     timezone: spec.timezone ?? null,
     maxRetries: spec.maxRetries ?? 0,
+    maxStalls: spec.maxStalls ?? DEFAULT_MAX_STALLS,
     backoff: spec.backoff ? normaliseBackoff(spec.backoff, ms) : null,
     timeoutMs: spec.timeout !== undefined ? ms(spec.timeout) : null,
     dependsOn: [...new Set(spec.dependsOn ?? [])],

@@ -13,6 +13,12 @@ export type TaskStatus =
   | "dead" // failed maxRetries + 1 times; in the dead-letter list
   | "cancelled";
 
+/**
+ * How many times a task may lose its worker (a crash, a lease that ran out) and be put back
+ * without spending a retry, unless its spec says otherwise: past it the task is dead.
+ */
+export const DEFAULT_MAX_STALLS = 3;
+
 /** Statuses a task never leaves on its own (only `resubmit` revives dead and cancelled). */
 export const FINAL_STATUSES: ReadonlySet<TaskStatus> = new Set(["succeeded", "dead", "cancelled"]);
 
@@ -52,6 +58,10 @@ export interface TaskRecord {
   /** Attempts started so far (1 while the first attempt runs). */
   attempt: number;
   maxRetries: number;
+  /** Attempts lost with their worker (lease expired): put back without spending a retry. */
+  stalls: number;
+  /** Stalls allowed before the task is dead (a task that keeps killing its workers). */
+  maxStalls: number;
   /** 0..100 as reported by the handler, or null. */
   progress: number | null;
   result: unknown;
@@ -83,6 +93,7 @@ export interface NewTask {
   priority: number;
   payload: unknown;
   maxRetries: number;
+  maxStalls: number;
   runAt: number | null;
   key: string | null;
   timeoutMs: number | null;
@@ -128,8 +139,11 @@ export interface AttemptRecord {
   type: string;
   pool: string;
   attempt: number;
-  /** The attempt's outcome: `succeeded`, `retrying` (failed, will retry), `dead`, `cancelled`. */
-  status: "succeeded" | "retrying" | "dead" | "cancelled";
+  /**
+   * The attempt's outcome: `succeeded`, `retrying` (failed, will retry), `dead`, `cancelled`,
+   * or `stalled` (its worker was lost; the task went back to its queue, no retry spent).
+   */
+  status: "succeeded" | "retrying" | "dead" | "cancelled" | "stalled";
   error: TaskError | null;
   startedAt: number;
   finishedAt: number;

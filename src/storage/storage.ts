@@ -7,7 +7,13 @@
  * and instances with skewed clocks still agree on ordering decided by one script.
  *
  * Error contract: operations throw `ValidationError`, `NotFoundError`, `ConflictError` or
- * `CapacityError` from `src/core/errors.ts`, and store nothing when they throw.
+ * `CapacityError` from `src/core/errors.ts`, and store nothing when they throw. A store that
+ * cannot answer throws `StorageUnavailableError`: then the call may or may not have taken
+ * effect (a lost reply), so every transition a worker retries is safe to repeat — settles
+ * and renewals are fenced by the claim's token, and a repeated settle answers as the first.
+ *
+ * Bounded work: no call does work proportional to user-sized data (a workflow cascade
+ * settles at most 1000 children per call and leaves the rest to {@link Storage.recoverExpired}).
  */
 import type {
   AttemptRecord,
@@ -43,6 +49,30 @@ export interface LeaseOwner {
   leaseMs: number;
 }
 
+/**
+ * A running attempt as its claimer holds it. `token` is unique per claim (a fencing token):
+ * a settle or renewal presenting the token of an earlier claim of the same task changes
+ * nothing, even when it comes from the same instance.
+ */
+export interface Lease {
+  id: string;
+  workerId: string;
+  token: string;
+}
+
+/** A task as {@link Storage.claim} hands it over: running, with its claim's token. */
+export interface ClaimedTask extends TaskRecord {
+  token: string;
+}
+
+/** What one run of the recovery duty did. */
+export interface Recovery {
+  /** Expired leases put back to work (or, past maxStalls, dead). */
+  recovered: number;
+  /** Workflow cascades are still unfinished: run again soon. */
+  cascadesPending: boolean;
+}
+
 /** Cluster-wide control of one pool: its size and whether it is paused. */
 export interface PoolControl {
   pool: string;
@@ -67,7 +97,8 @@ export interface DurationStats {
 export interface StorageStats {
   byStatus: Record<TaskStatus, number>;
   byPool: Record<string, { queued: number; running: number }>;
-  totals: { succeeded: number; failedAttempts: number; dead: number };
+  /** `stalled`: attempts lost with their worker (not failures: no retry spent). */
+  totals: { succeeded: number; failedAttempts: number; dead: number; stalled: number };
   durations: Record<string, DurationStats>;
 }
 
@@ -98,6 +129,8 @@ export type StorageEvent =
   | { kind: "schedule"; id: string; nextRunAt: number }
   /** Stop the running task `id`: it was cancelled. */
   | { kind: "cancel"; id: string }
+  /** A workflow cascade was left unfinished: run {@link Storage.recoverExpired} soon. */
+  | { kind: "cascade" }
   /** Pool sizes or pause flags changed. */
   | { kind: "control" };
 
@@ -137,40 +170,56 @@ export interface Storage {
   /**
    * Takes up to `max` queued tasks of `pool` — highest priority first, FIFO among equals —
    * unless the pool is paused. Each becomes `running` with `attempt + 1`, `startedAt = now`
-   * and a lease owned by `owner` until `now + leaseMs`.
+   * and a lease owned by `owner` until `now + leaseMs`, under a new claim token.
    */
-  claim(pool: string, max: number, owner: LeaseOwner, now: number): Promise<TaskRecord[]>;
-
-  /** Extends the leases of `ids` held by `owner`; returns the ids whose lease was lost. */
-  renewLeases(ids: string[], owner: LeaseOwner, now: number): Promise<string[]>;
+  claim(pool: string, max: number, owner: LeaseOwner, now: number): Promise<ClaimedTask[]>;
 
   /**
-   * Ends a running attempt in success (only while `workerId` holds the lease; returns false
-   * otherwise and changes nothing). Stores `result`, releases the key, records the attempt,
-   * and settles workflow children: those whose conditions all hold become queued or
-   * scheduled, those with a broken condition are cancelled (transitively).
+   * Hands back the tasks of a claim whose reply was lost (`claimedAt` is the `now` it sent):
+   * those still running under `owner` since then, except `keep` (attempts the worker knows),
+   * go back to the front of their queue with the attempt restored. Returns how many.
    */
-  complete(id: string, workerId: string, result: unknown, now: number): Promise<boolean>;
+  releaseClaim(
+    pool: string,
+    owner: LeaseOwner,
+    claimedAt: number,
+    keep: string[],
+    now: number,
+  ): Promise<number>;
+
+  /** Extends the leases still held (same claim); returns the ids whose lease was lost. */
+  renewLeases(leases: Lease[], leaseMs: number, now: number): Promise<string[]>;
 
   /**
-   * Ends a running attempt in failure (only while `workerId` holds the lease). With
-   * `retryAt` the task becomes `retrying` in the delayed set; without it the task is `dead`,
-   * joins the dead-letter list, and its workflow children are settled. Returns the new
-   * status, or null when the lease was not held.
+   * Ends a running attempt in success (only while its lease is held; returns false
+   * otherwise and changes nothing; true again when this claim already completed it).
+   * Stores `result`, releases the key, records the attempt, and settles workflow children:
+   * those whose conditions all hold become queued or scheduled, those with a broken
+   * condition are cancelled (transitively, bounded per call).
+   */
+  complete(lease: Lease, result: unknown, now: number): Promise<boolean>;
+
+  /**
+   * Ends a running attempt in failure (only while its lease is held). With `retryAt` the
+   * task becomes `retrying` in the delayed set; without it the task is `dead`, joins the
+   * dead-letter list, and its workflow children are settled. Returns the new status (again,
+   * for a repeated call of the same claim), or null when the lease was not held.
    */
   fail(
-    id: string,
-    workerId: string,
+    lease: Lease,
     error: TaskError,
     retryAt: number | null,
     now: number,
   ): Promise<"retrying" | "dead" | null>;
 
-  /** Hands back claimed tasks that never started (graceful shutdown): queued again, attempt restored. */
-  release(ids: string[], workerId: string, now: number): Promise<number>;
+  /**
+   * Hands back attempts without counting them (graceful shutdown, a lease that ran out on
+   * the worker's clock): queued again at the front of their priority, attempt restored.
+   */
+  release(leases: Lease[], now: number): Promise<number>;
 
-  /** Records handler progress (0..100) while `workerId` holds the lease. */
-  setProgress(id: string, workerId: string, progress: number): Promise<boolean>;
+  /** Records handler progress (0..100) while the lease is held. */
+  setProgress(lease: Lease, progress: number): Promise<boolean>;
 
   /**
    * Cancels an unfinished task: it never runs (or, if running, its lease ends now and the
@@ -197,8 +246,13 @@ export interface Storage {
   /** Moves delayed tasks due at `now` to their ready queues, each exactly once; returns how many. */
   promoteDue(now: number, limit: number): Promise<number>;
 
-  /** Requeues running tasks whose lease expired (their owner died), counting the attempt. */
-  recoverExpired(now: number, limit: number): Promise<number>;
+  /**
+   * Puts back running tasks whose lease expired (their worker was lost), without spending a
+   * retry: history records the attempt as `stalled`, `stalls` grows, and the task goes to the
+   * front of its queue — or is dead once `stalls` exceeds its `maxStalls`. Also continues
+   * workflow cascades left unfinished by earlier calls.
+   */
+  recoverExpired(now: number, limit: number): Promise<Recovery>;
 
   /** Stores a schedule; the id must be new. */
   addSchedule(schedule: ScheduleRecord): Promise<void>;

@@ -4,7 +4,8 @@
  */
 import { SkedulrError } from "../core/errors.ts";
 import { NAME_PATTERN } from "../core/ids.ts";
-import { parseDuration } from "../core/duration.ts";
+import { MAX_DURATION_MS, parseDuration } from "../core/duration.ts";
+import { MAX_TIMER_MS } from "../core/clock.ts";
 
 /** Everything `scripts/worker.ts` and `scripts/serve.ts` read from the environment. */
 export interface WorkerConfig {
@@ -23,6 +24,8 @@ export interface WorkerConfig {
   /** Redis key prefix (one Skedulr deployment per prefix). */
   prefix: string;
   shutdownTimeoutMs: number;
+  /** Deadline of an API request (SKEDULR_API_TIMEOUT): past it, 503 `storage`. */
+  apiTimeoutMs: number;
   logLevel: "debug" | "info" | "warn" | "error";
 }
 
@@ -43,7 +46,7 @@ export const ENV_VARS: Record<string, string> = {
     "pool sizes, e.g. default=10,critical=4,background=2 (default: default=10,critical=4)",
   SKEDULR_DEMO:
     "1 submits the example tasks at start (default: 1 on the embedded store, 0 on Redis or REST)",
-  SKEDULR_LEASE_MS: "lease of a running task in ms (default 30000)",
+  SKEDULR_LEASE_MS: "lease of a running task in ms, 100 ms to 100 years (default 30000)",
   SKEDULR_JOBS:
     "module whose default export maps task type → handler (default ./jobs.ts if present)",
   PORT: "HTTP port for the API and dashboard (default 8080)",
@@ -51,8 +54,11 @@ export const ENV_VARS: Record<string, string> = {
     "bearer token for /skedulr/api and the dashboard; unset = listen on 127.0.0.1 only",
   SKEDULR_SIGNING_KEY: "HMAC-SHA256 key for signing requests of the built-in http task type",
   SKEDULR_PREFIX: "Redis key prefix (default skedulr)",
-  SKEDULR_SHUTDOWN_TIMEOUT: "how long running handlers get on SIGTERM (default 30s)",
+  SKEDULR_SHUTDOWN_TIMEOUT:
+    "how long running handlers get on SIGTERM, up to 100 years (default 30s)",
   SKEDULR_LOG_LEVEL: "debug | info | warn | error (default info)",
+  SKEDULR_API_TIMEOUT:
+    "an API request the store has not answered by then gets 503 storage, 100ms to 4m (default 2s)",
 };
 
 /**
@@ -113,14 +119,32 @@ export function parseWorkerConfig(env: Record<string, string | undefined>): Work
     problems.push("SKEDULR_POOLS: names no pool");
   }
 
-  const leaseMs = positiveInt("SKEDULR_LEASE_MS", get("SKEDULR_LEASE_MS"), 100, problems);
+  const leaseMs = positiveInt(
+    "SKEDULR_LEASE_MS",
+    get("SKEDULR_LEASE_MS"),
+    100,
+    problems,
+    MAX_DURATION_MS,
+  );
   const port = positiveInt("PORT", get("PORT"), 0, problems, 65_535) ?? 8080;
+  // Read by scripts/boot.ts into setInterval, which cannot wait past 2^31−1 ms: refused here.
+  positiveInt("SKEDULR_STATUS_MS", get("SKEDULR_STATUS_MS"), 100, problems, MAX_TIMER_MS);
   const shutdown = get("SKEDULR_SHUTDOWN_TIMEOUT");
   let shutdownTimeoutMs = 30_000;
   if (shutdown) {
     const parsed = parseDuration(shutdown);
     if ("error" in parsed) problems.push(`SKEDULR_SHUTDOWN_TIMEOUT: ${parsed.error}`);
     else shutdownTimeoutMs = parsed.ms;
+  }
+  const apiTimeout = get("SKEDULR_API_TIMEOUT");
+  let apiTimeoutMs = 2_000;
+  if (apiTimeout) {
+    const parsed = parseDuration(apiTimeout);
+    if ("error" in parsed) problems.push(`SKEDULR_API_TIMEOUT: ${parsed.error}`);
+    // The server's idle timeout must stay above it, and Bun's stops at 255 s.
+    else if (parsed.ms < 100 || parsed.ms > 240_000) {
+      problems.push(`SKEDULR_API_TIMEOUT: expected 100ms to 4m, got ${JSON.stringify(apiTimeout)}`);
+    } else apiTimeoutMs = parsed.ms;
   }
   const logLevel = (get("SKEDULR_LOG_LEVEL") ?? "info") as WorkerConfig["logLevel"];
   if (!["debug", "info", "warn", "error"].includes(logLevel)) {
@@ -147,6 +171,7 @@ export function parseWorkerConfig(env: Record<string, string | undefined>): Work
     signingKey: get("SKEDULR_SIGNING_KEY"),
     prefix,
     shutdownTimeoutMs,
+    apiTimeoutMs,
     logLevel,
   };
 }

@@ -9,6 +9,7 @@
  */
 import * as v from "valibot";
 import { ValidationError } from "../core/errors.ts";
+import { systemClock } from "../core/clock.ts";
 import { parseDuration } from "../core/duration.ts";
 import type { Handler } from "./middleware.ts";
 
@@ -26,10 +27,15 @@ export const HttpTaskPayloadSchema = v.strictObject({
   ),
   headers: v.optional(v.record(v.string(), v.string())),
   body: v.optional(v.unknown()),
+  /** Up to 100 years, like every duration; waits past setTimeout's limit chain. */
   timeout: v.optional(
     v.pipe(
-      v.union([v.number(), v.string()]),
-      v.check((d) => !("error" in parseDuration(d)), 'expected ms or a duration like "10s"'),
+      v.union([v.number(), v.string()], 'expected ms or a duration like "10s"'),
+      v.check(
+        (d) => !("error" in parseDuration(d)),
+        (issue) => (parseDuration(issue.input) as { error: string }).error,
+      ),
+      v.check((d) => (parseDuration(d) as { ms?: number }).ms !== 0, "must be more than 0 ms"),
     ),
   ),
 });
@@ -88,15 +94,46 @@ export function httpTaskHandler(options: { signingKey?: string | null } = {}): H
         "http task payload",
       );
     }
-    const signal = timeout
-      ? AbortSignal.any([ctx.signal, AbortSignal.timeout(timeout.ms)])
-      : ctx.signal;
-    const response = await fetch(p.url, { method, headers, body, signal, redirect: "manual" });
-    const { text, truncated } = await readCapped(response);
+    const limit = withTimeout(ctx.signal, timeout?.ms);
+    let response: Response;
+    let read: { text: string; truncated: boolean };
+    try {
+      response = await fetch(p.url, {
+        method,
+        headers,
+        body,
+        signal: limit.signal,
+        redirect: "manual",
+      });
+      read = await readCapped(response);
+    } finally {
+      limit.clear();
+    }
+    const { text, truncated } = read;
     if (response.status < 200 || response.status > 299) {
       throw new Error(`HTTP ${response.status} from ${p.url}: ${text.slice(0, 200)}`);
     }
     return { status: response.status, body: text, truncated } satisfies HttpTaskResult;
+  };
+}
+
+/**
+ * `signal`, also aborted after `ms`, and `clear` to drop the timer once the request is done.
+ * Not AbortSignal.timeout: past 2^31−1 ms it fires at once on Deno and Node; the clock's
+ * timer chains.
+ */
+function withTimeout(
+  signal: AbortSignal,
+  ms: number | undefined,
+): { signal: AbortSignal; clear(): void } {
+  if (ms === undefined) return { signal, clear: () => {} };
+  const deadline = new AbortController();
+  const timer = systemClock.setTimer(() => {
+    deadline.abort(new DOMException(`http task timed out after ${ms} ms`, "TimeoutError"));
+  }, ms);
+  return {
+    signal: AbortSignal.any([signal, deadline.signal]),
+    clear: () => systemClock.clearTimer(timer),
   };
 }
 

@@ -1,6 +1,7 @@
 /**
  * @module periodic — a background duty: one `step()` run every `intervalMs` on the injected
  * clock, never overlapping itself, with `start()` and `stop()` (the Asynq component shape).
+ * Any interval works: the clock chains waits past setTimeout's limit; Infinity runs once.
  */
 import type { Clock } from "../core/clock.ts";
 import type { Logger } from "./middleware.ts";
@@ -16,7 +17,14 @@ export class Periodic {
     private readonly step: () => Promise<unknown>,
     private readonly clock: Clock,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    // A NaN interval (e.g. from an option left undefined) would otherwise spin or stall.
+    if (!(intervalMs >= 0)) {
+      throw new RangeError(
+        `Creating ${name}: expected an interval of 0 ms or more, got ${intervalMs}`,
+      );
+    }
+  }
 
   /** Runs the first step now, then every interval. */
   start(): void {

@@ -7,15 +7,21 @@
  * read from storage; the configured size is the default.
  */
 import type { Clock } from "../core/clock.ts";
-import { toErrorInfo } from "../core/errors.ts";
-import type { AttemptRecord, TaskRecord } from "../core/task.ts";
-import { backoffDelay, type BackoffFn } from "../core/backoff.ts";
-import type { Storage, StorageEvent } from "../storage/storage.ts";
+import { isStorageFault, toErrorInfo } from "../core/errors.ts";
+import type { AttemptRecord } from "../core/task.ts";
+import type { BackoffFn } from "../core/backoff.ts";
+import type { ClaimedTask, Storage, StorageEvent } from "../storage/storage.ts";
 import { compose, type Handler, type Logger, type Middleware } from "./middleware.ts";
+import { storeOutcome } from "./outcome.ts";
+import { withRetries } from "./retry.ts";
 import { AbortReason, Attempt, runAttempt } from "./runner.ts";
 
 /** Pools of this many slots or more claim through two lanes. */
 const TWO_LANES_FROM = 16;
+
+/** Back-off of a pool's claims while the store cannot answer. */
+const CLAIM_RETRY_MIN_MS = 100;
+const CLAIM_RETRY_MAX_MS = 5_000;
 
 /**
  * A share of a pool's slots with its own claim loop. A lane claims again when its own
@@ -74,6 +80,9 @@ export class WorkerPool {
   readonly #active = new Set<string>();
   readonly #lanes: [Lane, Lane] = [newLane(0), newLane(1)];
   #stopped = true;
+  /** The wait before the next claim after failed ones; 0 while claims succeed. */
+  #claimRetryMs = 0;
+  #claimRetry: unknown;
 
   constructor(name: string, size: number, deps: PoolDeps) {
     this.name = name;
@@ -98,6 +107,8 @@ export class WorkerPool {
   /** Stops claiming; running attempts carry on. */
   stop(): void {
     this.#stopped = true;
+    if (this.#claimRetry !== undefined) this.#deps.clock.clearTimer(this.#claimRetry);
+    this.#claimRetry = undefined;
   }
 
   /**
@@ -105,7 +116,7 @@ export class WorkerPool {
    * {@link Lane}); it is woken here only when the first has no slot to claim with.
    */
   wake(): void {
-    if (this.#stopped || this.paused) return;
+    if (this.#stopped || this.paused || this.#claimRetry !== undefined) return;
     const first = this.#lanes[0];
     if (this.#slots(first) - first.active > 0) this.#wakeLane(first);
     else this.#follow();
@@ -156,22 +167,75 @@ export class WorkerPool {
     while (!this.#stopped && !this.paused) {
       const free = this.#slots(lane) - lane.active;
       if (free <= 0) return;
-      const tasks = await storage.claim(this.name, free, { workerId, leaseMs }, clock.now());
-      if (this.#stopped) {
-        // Claimed while stopping: hand them straight back.
-        await storage.release(tasks.map((t) => t.id), workerId, clock.now());
+      const claimedAt = clock.now();
+      let tasks: ClaimedTask[];
+      try {
+        tasks = await storage.claim(this.name, free, { workerId, leaseMs }, claimedAt);
+      } catch (error) {
+        this.#claimFailed(error, claimedAt);
         return;
       }
-      for (const task of tasks) this.#start(task, lane);
+      if (this.#claimRetryMs > 0) {
+        this.#claimRetryMs = 0;
+        this.#deps.logger.info("claims work again", { pool: this.name });
+      }
+      if (this.#stopped) {
+        // Claimed while stopping: hand them straight back.
+        const leases = tasks.map((t) => ({ id: t.id, workerId, token: t.token }));
+        await storage.release(leases, clock.now()).catch(() => {});
+        return;
+      }
+      for (const task of tasks) this.#start(task, lane, claimedAt);
       if (tasks.length < free) return;
       if (lane.index === 0) this.#follow();
     }
   }
 
-  #start(task: TaskRecord, lane: Lane): void {
-    const attempt = new Attempt();
+  /**
+   * A claim the store did not answer may still have run (its reply lost): hand back what it
+   * took, once the store answers again, and claim again after a back-off.
+   */
+  #claimFailed(error: unknown, claimedAt: number): void {
+    const { storage, clock, logger, workerId, leaseMs } = this.#deps;
+    const first = this.#claimRetryMs === 0;
+    this.#claimRetryMs = first
+      ? CLAIM_RETRY_MIN_MS
+      : Math.min(CLAIM_RETRY_MAX_MS, this.#claimRetryMs * 2);
+    if (first) logger.error("claim failed", { pool: this.name, error: toErrorInfo(error).message });
+    if (isStorageFault(error)) {
+      withRetries(
+        () =>
+          storage.releaseClaim(
+            this.name,
+            { workerId, leaseMs },
+            claimedAt,
+            [...this.#deps.running.keys()],
+            clock.now(),
+          ),
+        {
+          clock,
+          logger,
+          what: `handing back a lost claim of pool ${this.name}`,
+          until: () => claimedAt + leaseMs,
+        },
+      ).catch((e) =>
+        logger.error("handing back a lost claim failed", { error: toErrorInfo(e).message })
+      );
+    }
+    if (this.#stopped || this.#claimRetry !== undefined) return;
+    this.#claimRetry = clock.setTimer(() => {
+      this.#claimRetry = undefined;
+      this.wake();
+    }, this.#claimRetryMs);
+  }
+
+  #start(task: ClaimedTask, lane: Lane, claimedAt: number): void {
+    const { workerId, leaseMs } = this.#deps;
+    const attempt = new Attempt({ id: task.id, workerId, token: task.token }, claimedAt + leaseMs);
     this.#active.add(task.id);
     lane.active++;
+    // An older attempt of this task still running here lost its lease: this claim owns it now.
+    this.#deps.running.get(task.id)?.abort(new AbortReason("lease-lost", "claimed again"));
     this.#deps.running.set(task.id, attempt);
     // The slot frees when the handler ends, before its outcome is stored: the next claim then
     // travels with the completion (one round trip per batch, not two). The attempt stays in
@@ -191,21 +255,14 @@ export class WorkerPool {
       });
     }).finally(() => {
       freeSlot();
-      this.#deps.running.delete(task.id);
+      // A newer claim of the same task (after this one's lease was lost) keeps its entry.
+      if (this.#deps.running.get(task.id) === attempt) this.#deps.running.delete(task.id);
       this.#deps.onIdle();
     });
   }
 
-  #report(
-    record: (status: AttemptRecord["status"], error: unknown) => AttemptRecord,
-    status: AttemptRecord["status"],
-    error: unknown,
-  ): void {
-    if (this.#deps.wantsAttempts()) this.#deps.onAttempt(record(status, error));
-  }
-
-  async #run(task: TaskRecord, attempt: Attempt, ended: () => void): Promise<void> {
-    const { storage, clock, workerId, logger } = this.#deps;
+  async #run(task: ClaimedTask, attempt: Attempt, ended: () => void): Promise<void> {
+    const { storage, clock, logger } = this.#deps;
     const entry = this.#deps.handlers.get(task.type);
     const handler: Handler = entry ? compose(this.#deps.middleware, entry.handler) : () => {
       throw new Error(`No handler registered for task type "${task.type}"`);
@@ -217,47 +274,35 @@ export class WorkerPool {
       timeoutMs: task.timeoutMs ?? entry?.timeoutMs ?? null,
       clock,
       logger,
+      // Progress is best effort: kept trying while the lease holds, never failing the handler.
       progress: async (pct) => {
-        await storage.setProgress(task.id, workerId, pct);
+        await withRetries(() => storage.setProgress(attempt.lease, pct), {
+          clock,
+          logger,
+          what: `progress of task ${task.id}`,
+          until: () => attempt.leaseUntil,
+        });
       },
     });
+    attempt.ended = true;
     ended();
     const now = clock.now();
-    const record = (status: AttemptRecord["status"], error: unknown): AttemptRecord => ({
-      taskId: task.id,
-      type: task.type,
-      pool: task.pool,
-      attempt: task.attempt,
-      status,
-      error: error === null ? null : toErrorInfo(error),
-      startedAt: task.startedAt ?? now,
-      finishedAt: now,
-      durationMs: Math.max(0, now - (task.startedAt ?? now)),
-      workerId,
-    });
-    if (outcome.ok) {
-      if (await storage.complete(task.id, workerId, outcome.result, now)) {
-        this.#report(record, "succeeded", null);
-      }
-      return;
-    }
-    const kind = outcome.aborted?.kind;
-    if (kind === "cancelled" || kind === "lease-lost" || kind === "shutdown") {
-      // Storage already decided (cancelled, recovered elsewhere, or handed back at shutdown).
-      if (kind === "cancelled") this.#report(record, "cancelled", outcome.error);
-      return;
-    }
-    const error = toErrorInfo(outcome.error);
-    let retryAt: number | null = null;
-    if (task.attempt < task.maxRetries + 1) {
-      const delay = entry?.backoff
-        ? entry.backoff(task.attempt, outcome.error)
-        : backoffDelay(task.backoff, task.attempt);
-      retryAt = now + Math.max(0, delay);
-    }
-    const status = await storage.fail(task.id, workerId, error, retryAt, now);
-    if (status === "retrying") this.#deps.notify({ kind: "delayed", id: task.id, runAt: retryAt! });
-    if (status) this.#report(record, status, outcome.error);
+    const report = (status: AttemptRecord["status"], error: unknown) => {
+      if (!this.#deps.wantsAttempts()) return;
+      this.#deps.onAttempt({
+        taskId: task.id,
+        type: task.type,
+        pool: task.pool,
+        attempt: task.attempt,
+        status,
+        error: error === null ? null : toErrorInfo(error),
+        startedAt: task.startedAt ?? now,
+        finishedAt: now,
+        durationMs: Math.max(0, now - (task.startedAt ?? now)),
+        workerId: attempt.lease.workerId,
+      });
+    };
+    await storeOutcome({ ...this.#deps, report }, task, attempt, outcome, entry);
   }
 }
 

@@ -18,6 +18,10 @@ import { Periodic } from "./periodic.ts";
 
 const PROMOTE_BATCH = 1000;
 
+/** A promotion the store could not take is tried again after this back-off (doubling). */
+const RETRY_MIN_MS = 200;
+const RETRY_MAX_MS = 5_000;
+
 export interface PromoterOptions {
   storage: Storage;
   clock: Clock;
@@ -32,6 +36,9 @@ export class Promoter {
   readonly #scan: Periodic;
   #promoting: Promise<void> | null = null;
   #again = false;
+  #retryMs = 0;
+  #retry: unknown;
+  #stopped = true;
 
   constructor(options: PromoterOptions) {
     this.#o = options;
@@ -45,11 +52,15 @@ export class Promoter {
   }
 
   start(): void {
+    this.#stopped = false;
     this.#scan.start();
   }
 
   stop(): void {
+    this.#stopped = true;
     this.#scan.stop();
+    if (this.#retry !== undefined) this.#o.clock.clearTimer(this.#retry);
+    this.#retry = undefined;
   }
 
   /** One look-ahead scan: arms the wheel for delayed tasks due within the window. */
@@ -84,8 +95,19 @@ export class Promoter {
             await this.#o.storage.promoteDue(this.#o.clock.now(), PROMOTE_BATCH) === PROMOTE_BATCH
           );
         } while (this.#again);
+        this.#retryMs = 0;
       } catch (error) {
-        this.#o.logger.warn("promote failed", { error: (error as Error)?.message ?? error });
+        // Due work must not wait for the next look-ahead scan: try again soon.
+        if (this.#retryMs === 0) {
+          this.#o.logger.warn("promote failed", { error: (error as Error)?.message ?? error });
+        }
+        this.#retryMs = Math.min(RETRY_MAX_MS, Math.max(RETRY_MIN_MS, this.#retryMs * 2));
+        if (this.#retry === undefined && !this.#stopped) {
+          this.#retry = this.#o.clock.setTimer(() => {
+            this.#retry = undefined;
+            this.promote();
+          }, this.#retryMs);
+        }
       } finally {
         this.#promoting = null;
       }

@@ -7,11 +7,19 @@
  */
 import type { Clock } from "../core/clock.ts";
 import type { TaskRecord } from "../core/task.ts";
+import type { Lease } from "../storage/storage.ts";
 import type { Handler, Logger, TaskContext } from "./middleware.ts";
 
-/** Why an attempt's signal was aborted. */
+/**
+ * Why an attempt's signal was aborted. `lease-lost`: the store says another claim owns the
+ * task now; `lease-expired`: the worker could not renew the lease in time (the store was
+ * unreachable), so by its own clock a peer may already run the task.
+ */
 export class AbortReason extends Error {
-  constructor(readonly kind: "timeout" | "cancelled" | "lease-lost" | "shutdown", message: string) {
+  constructor(
+    readonly kind: "timeout" | "cancelled" | "lease-lost" | "lease-expired" | "shutdown",
+    message: string,
+  ) {
     super(message);
     this.name = kind === "timeout" ? "TimeoutError" : "AbortError";
   }
@@ -28,10 +36,21 @@ export type AttemptOutcome =
  * and no Promise.race per attempt (those were a third of a busy worker's CPU).
  */
 export class Attempt {
+  /** The claim this attempt runs under: what renewals and settles present. */
+  readonly lease: Lease;
+  /** When the lease runs out by this worker's clock (the claim's `now` + lease, renewed). */
+  leaseUntil: number;
+  /** True once the handler returned, threw or was aborted (its outcome is being stored). */
+  ended = false;
   #controller: AbortController | null = null;
   #reason: AbortReason | null = null;
   /** Set by runAttempt: settles the attempt when it is aborted. */
   onAbort: ((reason: AbortReason) => void) | null = null;
+
+  constructor(lease: Lease, leaseUntil: number) {
+    this.lease = lease;
+    this.leaseUntil = leaseUntil;
+  }
 
   get signal(): AbortSignal {
     if (this.#controller === null) {

@@ -42,6 +42,7 @@ export class Runtime {
   readonly #firer: ScheduleFirer;
   readonly #leases: LeaseKeeper;
   readonly #duties: Periodic[];
+  readonly #recovery: Periodic;
   #unsubscribe: (() => void) | null = null;
   #startedAt = 0;
   #idleWaiters: (() => void)[] = [];
@@ -58,19 +59,17 @@ export class Runtime {
       lookAheadMs: o.lookAheadMs,
     });
     this.#firer = new ScheduleFirer({ storage, clock, wheel, logger, lookAheadMs: o.lookAheadMs });
-    this.#leases = new LeaseKeeper(storage, clock, this.running, {
-      workerId: o.workerId,
-      leaseMs: o.leaseMs,
-    }, logger);
+    this.#leases = new LeaseKeeper(storage, clock, this.running, o.leaseMs, logger);
+    this.#recovery = new Periodic(
+      "lease recovery",
+      o.recoverMs,
+      () => this.#recover(),
+      clock,
+      logger,
+    );
     this.#duties = [
       new Periodic("claim poll", o.pollMs, async () => this.#wakeAll(), clock, logger),
-      new Periodic(
-        "lease recovery",
-        o.recoverMs,
-        () => storage.recoverExpired(clock.now(), 1000),
-        clock,
-        logger,
-      ),
+      this.#recovery,
       new Periodic("heartbeat", o.heartbeatMs, () => this.#heartbeat(), clock, logger),
     ];
     for (const [name, size] of Object.entries(o.pools)) this.#pool(name, size);
@@ -98,11 +97,16 @@ export class Runtime {
     if (this.running.size > 0 && timeoutMs > 0) await this.#drain(timeoutMs);
     if (this.running.size > 0) {
       // Out of time: stop the handlers and hand their tasks back, attempt not counted.
-      const ids = [...this.running.keys()];
-      for (const id of ids) {
-        this.running.get(id)?.abort(new AbortReason("shutdown", "worker shutting down"));
+      const attempts = [...this.running.values()];
+      for (const attempt of attempts) {
+        attempt.abort(new AbortReason("shutdown", "worker shutting down"));
       }
-      await storage.release(ids, workerId, clock.now());
+      await storage.release(attempts.map((a) => a.lease), clock.now()).catch((error) => {
+        // Unreachable store: the leases expire and peers put the tasks back (no retry spent).
+        this.#o.logger.error("handing back running tasks at shutdown failed", {
+          error: (error as Error)?.message,
+        });
+      });
     }
     this.#leases.stop();
     wheel.stop();
@@ -172,6 +176,9 @@ export class Runtime {
       case "cancel":
         this.running.get(event.id)?.abort(new AbortReason("cancelled", "task cancelled"));
         break;
+      case "cascade":
+        this.#recovery.runNow();
+        break;
       case "control":
         this.#refreshControls().catch((error) => {
           this.#o.logger.warn("reading pool controls failed", { error: (error as Error)?.message });
@@ -196,6 +203,13 @@ export class Runtime {
       pool.paused = globalPause || (c?.paused ?? false);
       pool.wake();
     }
+  }
+
+  /** Recovers expired leases; runs again at once while workflow cascades are unfinished. */
+  async #recover(): Promise<void> {
+    const { storage, clock } = this.#o;
+    const { cascadesPending } = await storage.recoverExpired(clock.now(), 1000);
+    if (cascadesPending) clock.setTimer(() => this.#recovery.runNow(), 0);
   }
 
   #wakeAll(): void {

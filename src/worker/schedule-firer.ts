@@ -27,6 +27,9 @@ export interface ScheduleFirerOptions {
 /** Far beyond any real schedule: used when a cron has no further occurrence. */
 const NEVER = 8.64e15;
 
+/** A firing the store could not take is tried again this much later (not at the next scan). */
+const RETRY_FIRE_MS = 1_000;
+
 export class ScheduleFirer {
   readonly #o: ScheduleFirerOptions;
   readonly #scan: Periodic;
@@ -62,9 +65,21 @@ export class ScheduleFirer {
     const { wheel, clock, lookAheadMs } = this.#o;
     if (at >= NEVER || at > clock.now() + lookAheadMs) return;
     if (wheel.dueAt(`schedule:${id}`) === at) return;
-    wheel.schedule(`schedule:${id}`, at, () => {
-      this.#fire(id, at).catch((error) => {
-        this.#o.logger.warn("schedule firing failed", { id, error: (error as Error)?.message });
+    this.#armAt(id, at, at);
+  }
+
+  /** Fires occurrence `occurrenceAt` of `id` at `when`; again a second later if that fails. */
+  #armAt(id: string, occurrenceAt: number, when: number): void {
+    this.#o.wheel.schedule(`schedule:${id}`, when, () => {
+      this.#fire(id, occurrenceAt).catch((error) => {
+        this.#o.logger.warn("schedule firing failed; trying again", {
+          id,
+          error: (error as Error)?.message,
+        });
+        // Unless a newer occurrence was armed meanwhile: the compare-and-set keeps it once.
+        if (!this.#o.wheel.has(`schedule:${id}`)) {
+          this.#armAt(id, occurrenceAt, this.#o.clock.now() + RETRY_FIRE_MS);
+        }
       });
     });
   }

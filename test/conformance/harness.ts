@@ -7,6 +7,7 @@ import type { Storage } from "../../src/storage/storage.ts";
 import type { TaskRecord, TaskStatus } from "../../src/core/task.ts";
 import { silentLogger } from "../../src/worker/middleware.ts";
 import { eventually } from "../helpers/wait.ts";
+import { type Faults, faultyStorage } from "../helpers/faulty-storage.ts";
 
 /** Makes a fresh, empty storage (own key prefix) and later disposes of it. */
 export type StorageFactory = (
@@ -37,9 +38,15 @@ export async function harness(
     start?: boolean;
     startAt?: number;
     storageOptions?: Parameters<StorageFactory>[0];
+    /** Faults injected between the scheduler and the store (`h.storage` bypasses them). */
+    faults?: Faults;
+    /** A store made earlier (by another harness): share it instead of making one. */
+    shared?: Storage;
   } = {},
 ): Promise<Harness> {
-  const made = await factory(options.storageOptions);
+  const made = options.shared
+    ? { storage: options.shared, dispose: () => Promise.resolve() }
+    : await factory(options.storageOptions);
   const { dispose } = made;
   const { storage, inFlight } = tracked(made.storage);
   const clock = new ManualClock(options.startAt ?? T0);
@@ -53,7 +60,7 @@ export async function harness(
     }
   };
   const s = new Scheduler({
-    storage,
+    storage: options.faults ? faultyStorage(storage, options.faults) : storage,
     clock,
     logger: silentLogger,
     pools: { default: 4 },

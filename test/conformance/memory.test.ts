@@ -9,6 +9,7 @@ import { timeSuite } from "./suite-time.ts";
 import { poolsSuite } from "./suite-pools.ts";
 import { workflowsSuite } from "./suite-workflows.ts";
 import { observeSuite } from "./suite-observe.ts";
+import { faultsSuite } from "./suite-faults.ts";
 
 const memory: StorageFactory = (options) => {
   const storage = new MemoryStorage(options);
@@ -21,3 +22,4 @@ timeSuite("memory", memory);
 poolsSuite("memory", memory);
 workflowsSuite("memory", memory);
 observeSuite("memory", memory);
+faultsSuite("memory", memory);

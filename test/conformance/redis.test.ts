@@ -12,6 +12,7 @@ import { timeSuite } from "./suite-time.ts";
 import { poolsSuite } from "./suite-pools.ts";
 import { workflowsSuite } from "./suite-workflows.ts";
 import { observeSuite } from "./suite-observe.ts";
+import { faultsSuite } from "./suite-faults.ts";
 
 const redis: StorageFactory = async (options) => {
   const transport = connectRedisTcp(await testRedisUrl());
@@ -29,3 +30,4 @@ timeSuite(backend, redis);
 poolsSuite(backend, redis);
 workflowsSuite(backend, redis);
 observeSuite(backend, redis);
+faultsSuite(backend, redis);

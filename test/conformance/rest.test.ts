@@ -16,6 +16,7 @@ import { timeSuite } from "./suite-time.ts";
 import { poolsSuite } from "./suite-pools.ts";
 import { workflowsSuite } from "./suite-workflows.ts";
 import { observeSuite } from "./suite-observe.ts";
+import { faultsSuite } from "./suite-faults.ts";
 
 const TOKEN = "conformance-rest-token";
 let gateway: RunningGateway | undefined;
@@ -45,4 +46,5 @@ describe(backend, () => {
   poolsSuite(backend, rest);
   workflowsSuite(backend, rest);
   observeSuite(backend, rest);
+  faultsSuite(backend, rest);
 });

@@ -3,7 +3,7 @@
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { harness, type StorageFactory } from "./harness.ts";
+import { harness, type StorageFactory, T0 } from "./harness.ts";
 import { ConflictError, ValidationError } from "../../src/core/errors.ts";
 import { gate } from "../helpers/wait.ts";
 
@@ -149,6 +149,10 @@ export function basicsSuite(backend: string, factory: StorageFactory): void {
           (e: unknown) => e instanceof ValidationError && e.issues[0].path === "[1].maxRetries",
         );
         assert.equal((await h.s.list({})).items.length, 0);
+        // One batch is one store call: its size is bounded.
+        const tooMany = Array.from({ length: 10_001 }, () => ({ type: "ok" }));
+        await assert.rejects(h.s.submitMany(tooMany), /at most 10000 specs, got 10001/);
+        assert.equal((await h.s.list({})).items.length, 0);
       } finally {
         await h.close();
       }
@@ -158,7 +162,7 @@ export function basicsSuite(backend: string, factory: StorageFactory): void {
       const h = await harness(factory, { start: false });
       try {
         await h.s.submit({ type: "t", id: "order-1" });
-        await assert.rejects(h.s.submit({ type: "t", id: "order-1" }), ConflictError);
+        await assert.rejects(h.s.submit({ type: "t", id: "order-1", priority: 1 }), ConflictError);
         const first = await h.s.submit({ type: "t", key: "user:7" });
         await assert.rejects(h.s.submit({ type: "t", key: "user:7" }), (e: unknown) => {
           assert.ok(e instanceof ConflictError);
@@ -169,6 +173,41 @@ export function basicsSuite(backend: string, factory: StorageFactory): void {
         await h.s.cancel(first);
         const again = await h.s.submit({ type: "t", key: "user:7" });
         assert.notEqual(again, first, "a finished task frees its key");
+      } finally {
+        await h.close();
+      }
+    });
+
+    it("answers a retried submit (same custom id, same spec) with the stored task", async () => {
+      const h = await harness(factory, { start: false });
+      try {
+        const spec = {
+          type: "t",
+          id: "order-2",
+          payload: { to: "a@b.c", items: [1, 2] },
+          runAt: T0 + 60_000,
+          key: "order:2",
+          maxRetries: 2,
+          backoff: { type: "fixed" as const, delay: "1s" },
+        };
+        const [first] = await h.s.submitMany([spec]);
+        assert.equal(first.existing, undefined);
+        await h.clock.advance(5_000); // the retry comes later: createdAt differs, runAt does not
+        const [again] = await h.s.submitMany([{
+          ...spec,
+          payload: { items: [1, 2], to: "a@b.c" },
+        }]);
+        assert.deepEqual(again, {
+          id: "order-2",
+          kind: "task",
+          status: "scheduled",
+          existing: true,
+        });
+        for (const change of [{ payload: { to: "x" } }, { runAt: T0 + 1 }, { maxRetries: 0 }]) {
+          await assert.rejects(h.s.submitMany([{ ...spec, ...change }]), ConflictError);
+        }
+        await assert.rejects(h.s.submitMany([spec, { type: "t", id: "order-3" }]), ConflictError);
+        assert.equal(await h.s.get("order-3"), null, "all or none: nothing new was stored");
       } finally {
         await h.close();
       }

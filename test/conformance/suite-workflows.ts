@@ -3,8 +3,10 @@
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { harness, type StorageFactory } from "./harness.ts";
+import { type Harness, harness, type StorageFactory } from "./harness.ts";
 import { ValidationError } from "../../src/core/errors.ts";
+import type { TaskStatus } from "../../src/core/task.ts";
+import { leaseOf, newTask } from "../helpers/new-task.ts";
 
 export function workflowsSuite(backend: string, factory: StorageFactory): void {
   describe(`${backend}: workflows`, () => {
@@ -170,5 +172,114 @@ export function workflowsSuite(backend: string, factory: StorageFactory): void {
         await h.close();
       }
     });
+
+    it("cancelling the root of a 2,500-deep chain settles it in bounded steps, counters matching rows", async () => {
+      const h = await harness(factory, { start: false });
+      try {
+        const now = h.clock.now();
+        const ids = Array.from({ length: 2_500 }, (_, i) => `chain-${i}`);
+        for (let i = 0; i < ids.length; i += 1_000) {
+          const batch = ids.slice(i, i + 1_000).map((id, j) =>
+            newTask(id, now, { dependsOn: i + j === 0 ? [] : [ids[i + j - 1]] })
+          );
+          await h.storage.enqueue(batch, now);
+        }
+        await h.s.cancel(ids[0]);
+        const step = async () => {
+          const stats = await h.s.stats();
+          // Rows per status, counted one by one, equal the counters after every step.
+          for (const status of ["cancelled", "waiting"] as const) {
+            assert.equal(stats.byStatus[status], await countRows(h, status), status);
+          }
+          return stats.byStatus;
+        };
+        assert.deepEqual(
+          [(await step()).cancelled, (await step()).waiting],
+          [1_001, 1_499],
+          "one call settles at most 1,000 children",
+        );
+        const r1 = await h.storage.recoverExpired(now, 10);
+        assert.deepEqual(r1, { recovered: 0, cascadesPending: true });
+        assert.equal((await step()).cancelled, 2_001);
+        const r2 = await h.storage.recoverExpired(now, 10);
+        assert.deepEqual(r2, { recovered: 0, cascadesPending: false });
+        assert.deepEqual([(await step()).cancelled, (await step()).waiting], [2_500, 0]);
+        const last = (await h.s.get(ids[2_499]))!;
+        assert.equal(last.cancelReason, `parent ${ids[2_498]} ended cancelled`);
+      } finally {
+        await h.close();
+      }
+    });
+
+    it("a parent with 1,500 children releases every one, though retention prunes rows meanwhile", async () => {
+      const h = await harness(factory, {
+        start: false,
+        storageOptions: { history: { maxCount: 3 } },
+      });
+      try {
+        const now = h.clock.now();
+        const owner = { workerId: "w", leaseMs: 60_000 };
+        const kids = Array.from({ length: 1_500 }, (_, i) => `kid-${i}`);
+        const kid = (id: string) => newTask(id, now, { pool: "kids", dependsOn: ["mother"] });
+        await h.storage.enqueue([newTask("mother", now), ...kids.slice(0, 999).map(kid)], now);
+        await h.storage.enqueue(kids.slice(999).map(kid), now);
+        const [mother] = await h.storage.claim("default", 1, owner, now);
+        assert.equal(await h.storage.complete(leaseOf(mother, "w"), null, now + 1), true);
+        assert.equal((await h.s.stats()).byStatus.queued, 1_000);
+        // Ten more tasks finish: with a retention of 3 rows, older finished rows go.
+        const others = Array.from({ length: 10 }, (_, i) => newTask(`other-${i}`, now));
+        await h.storage.enqueue(others, now);
+        for (const t of await h.storage.claim("default", 10, owner, now + 2)) {
+          await h.storage.complete(leaseOf(t, "w"), null, now + 3);
+        }
+        assert.equal(await h.s.get("other-0"), null, "retention pruned older finished rows");
+        assert.deepEqual(await h.storage.recoverExpired(now + 4, 10), {
+          recovered: 0,
+          cascadesPending: false,
+        });
+        const stats = await h.s.stats();
+        assert.equal(stats.byStatus.queued, 1_500, "every child released");
+        assert.equal(stats.byStatus.waiting, 0);
+      } finally {
+        await h.close();
+      }
+    });
+
+    it("a running worker finishes an unfinished cascade without being asked", async () => {
+      const h = await harness(factory, { recoverMs: 3_600_000 });
+      try {
+        const now = h.clock.now();
+        const ids = Array.from({ length: 1_500 }, (_, i) => `tail-${i}`);
+        await h.storage.enqueue(
+          ids.map((id, i) =>
+            newTask(id, now, {
+              runAt: i === 0 ? now + 60_000 : null,
+              dependsOn: i ? [ids[i - 1]] : [],
+            })
+          ),
+          now,
+        );
+        await h.s.cancel(ids[0]);
+        await h.eventually(
+          async () => (await h.s.stats()).byStatus.cancelled === 1_500,
+          "all cancelled",
+        );
+        assert.equal((await h.s.stats()).byStatus.waiting, 0);
+      } finally {
+        await h.close();
+      }
+    });
   });
+}
+
+/** Tasks in `status`, counted row by row through the listing. */
+async function countRows(h: Harness, status: TaskStatus): Promise<number> {
+  let n = 0;
+  let cursor: string | undefined;
+  do {
+    const page = await h.s.list({ status, limit: 1_000, cursor });
+    n += page.items.length;
+    cursor = page.next ?? undefined;
+  } while (cursor);
+  return n;
 }

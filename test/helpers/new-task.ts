@@ -3,6 +3,7 @@
  * with every field at its default, for tests and benchmarks that drive a store directly.
  */
 import type { NewTask } from "../../src/core/task.ts";
+import type { Lease } from "../../src/storage/storage.ts";
 
 /** A task of type "t" in pool "default", no payload, created at `createdAt`; `extra` overrides. */
 export function newTask(id: string, createdAt: number, extra: Partial<NewTask> = {}): NewTask {
@@ -13,6 +14,7 @@ export function newTask(id: string, createdAt: number, extra: Partial<NewTask> =
     priority: 0,
     payload: null,
     maxRetries: 0,
+    maxStalls: 3,
     runAt: null,
     key: null,
     timeoutMs: null,
@@ -24,4 +26,9 @@ export function newTask(id: string, createdAt: number, extra: Partial<NewTask> =
     createdAt,
     ...extra,
   };
+}
+
+/** The lease of a claimed task, as the worker that claimed it (`workerId`) presents it. */
+export function leaseOf(task: { id: string; token: string }, workerId: string): Lease {
+  return { id: task.id, workerId, token: task.token };
 }

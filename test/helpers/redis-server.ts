@@ -76,7 +76,8 @@ export async function startRedisServer(
     port,
     pid: child.pid!,
     stop: async () => {
-      if (child.exitCode === null) {
+      // A server killed by a signal has signalCode set and exitCode still null.
+      if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((r) => child.once("exit", r));
         child.kill("SIGKILL");
         await exited;

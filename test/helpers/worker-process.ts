@@ -44,14 +44,14 @@ export async function startWorker(
   return handle;
 }
 
-/** Waits until the worker's API answers (or it exits). */
+/** Waits until the worker's API answers; fails at once when it exits instead. */
 export async function ready(w: WorkerProcess, timeoutMs = 15_000): Promise<WorkerProcess> {
+  let exited = false;
   await eventually(
     async () => {
-      if (w.child.exitCode !== null) {
-        throw new Error(
-          `worker exited ${w.child.exitCode}: ${w.output()}`,
-        );
+      if (w.child.exitCode !== null || w.child.signalCode !== null) {
+        exited = true;
+        return true;
       }
       const r = await fetch(`${w.url}/healthz`).catch(() => null);
       return r?.ok;
@@ -59,5 +59,8 @@ export async function ready(w: WorkerProcess, timeoutMs = 15_000): Promise<Worke
     `worker at ${w.url}`,
     timeoutMs,
   );
+  if (exited) {
+    throw new Error(`worker exited ${w.child.exitCode ?? w.child.signalCode}: ${w.output()}`);
+  }
   return w;
 }

@@ -137,7 +137,14 @@ describe("api healthz", () => {
       const app = createApp({ scheduler: new Scheduler({ storage, logger: silentLogger }) });
       const res = await app.request("/skedulr/healthz");
       assert.equal(res.status, 503);
-      assert.deepEqual(await res.json(), { ok: false, storage: "memory" });
+      assert.equal(res.headers.get("retry-after"), "1");
+      const body = await res.json();
+      assert.deepEqual({ ...body, error: undefined }, {
+        ok: false,
+        storage: "memory",
+        error: undefined,
+      });
+      assert.match(body.error, /unreachable|down/);
     }
   });
 });
@@ -200,7 +207,7 @@ describe("api metrics", () => {
     const text = renderMetrics({
       byStatus: {} as never,
       pools: { 'we"ird\\pool\n': { size: 1, running: 0, queued: 0, paused: false } },
-      totals: { succeeded: 0, failedAttempts: 0, dead: 0 },
+      totals: { succeeded: 0, failedAttempts: 0, dead: 0, stalled: 0 },
       durations: {},
     }, []);
     assert.ok(text.includes('skedulr_pool_size{pool="we\\"ird\\\\pool\\n"} 1'));

@@ -99,7 +99,7 @@ describe("api: submit and get", () => {
     const f = await apiFixture({ start: false });
     try {
       assert.equal((await f.call("POST", T, { type: "a", id: "same" })).status, 201);
-      const dupId = await f.call("POST", T, { type: "a", id: "same" });
+      const dupId = await f.call("POST", T, { type: "a", id: "same", payload: 2 });
       assert.equal(dupId.status, 409);
       assert.equal(dupId.body.error.code, "conflict");
       assert.equal((await f.call("POST", T, { type: "a", key: "once" })).status, 201);
@@ -107,6 +107,36 @@ describe("api: submit and get", () => {
       assert.equal(dupKey.status, 409);
       assert.match(dupKey.body.error.message, /once/);
       assert.equal(await storedCount(f.s), 2);
+    } finally {
+      await f.close();
+    }
+  });
+
+  it("an identical retry with the same custom id is 200 with the stored task", async () => {
+    const f = await apiFixture({ start: false });
+    try {
+      const spec = { type: "a", id: "retry-1", payload: { n: 1, m: [2] }, delay: "1h", key: "k" };
+      const first = await f.call("POST", T, spec);
+      assert.equal(first.status, 201);
+      assert.deepEqual(first.body, { id: "retry-1", status: "scheduled" });
+      const again = await f.call("POST", T, { ...spec, payload: { m: [2], n: 1 } });
+      assert.equal(again.status, 200);
+      assert.deepEqual(again.body, { id: "retry-1", status: "scheduled", existing: true });
+      assert.equal(again.headers.get("location"), `${T}/retry-1`);
+      const other = await f.call("POST", T, { ...spec, priority: 3 });
+      assert.equal(other.status, 409);
+      assert.equal(other.body.error.code, "conflict");
+      const batch = [{ type: "a", id: "b-1" }, { type: "b", id: "b-2", dependsOn: ["b-1"] }];
+      assert.equal((await f.call("POST", `${T}/batch`, batch)).status, 201);
+      const batchAgain = await f.call("POST", `${T}/batch`, batch);
+      assert.equal(batchAgain.status, 200);
+      assert.deepEqual(batchAgain.body.tasks.map((t: { existing: boolean }) => t.existing), [
+        true,
+        true,
+      ]);
+      const mixed = await f.call("POST", `${T}/batch`, [...batch, { type: "c", id: "b-3" }]);
+      assert.equal(mixed.status, 409, "a batch with a new task is not a retry");
+      assert.equal(await storedCount(f.s), 3);
     } finally {
       await f.close();
     }

@@ -11,7 +11,7 @@ import { RedisStorage } from "../../src/storage/redis/redis-storage.ts";
 import { connectRedisTcp } from "../../src/adapters/redis-tcp.ts";
 import { SkedulrError, ValidationError } from "../../src/core/errors.ts";
 import type { NewTask, ScheduleRecord } from "../../src/core/task.ts";
-import type { Storage } from "../../src/storage/storage.ts";
+import type { Lease, Storage } from "../../src/storage/storage.ts";
 import { testRedisUrl, uniquePrefix } from "../helpers/redis-server.ts";
 import { eventually } from "../helpers/wait.ts";
 import { newTask } from "../helpers/new-task.ts";
@@ -111,17 +111,27 @@ async function run(seed: number, steps: number) {
   let n = 0;
   const ids: string[] = [];
   const workers = ["w1", "w2"];
-  /** Claimed tasks and their owner, so most completions and failures hold the lease. */
-  const claimed = new Map<string, string>();
+  /**
+   * Claimed tasks, their owner and each store's claim token (the tokens differ between the
+   * stores), so most completions and failures hold the lease.
+   */
+  const claimed = new Map<string, { worker: string; tokens: string[] }>();
+  /** The last claim: a lost-claim release may name it. */
+  let lastClaim = { pool: "a", owner: { workerId: "w1", leaseMs: 2_000 }, at: now };
+  const lease = (id: string, workerId: string, store: number): Lease => ({
+    id,
+    workerId,
+    token: claimed.get(id)?.tokens[store] ?? "0",
+  });
   const target = (): [string, string] => {
     if (claimed.size && rnd() < 0.8) {
       const id = pick([...claimed.keys()]);
-      return [id, claimed.get(id)!];
+      return [id, claimed.get(id)!.worker];
     }
     return [pick(ids), pick(workers)];
   };
-  const both = async (what: string, op: (s: Storage) => Promise<unknown>) => {
-    const [a, b] = [await outcome(op(memory)), await outcome(op(redis))];
+  const both = async (what: string, op: (s: Storage, store: number) => Promise<unknown>) => {
+    const [a, b] = [await outcome(op(memory, 0)), await outcome(op(redis, 1))];
     assert.deepEqual(b, a, `seed ${seed}: ${what} differs`);
     return a as { ok?: unknown };
   };
@@ -145,6 +155,7 @@ async function run(seed: number, steps: number) {
             priority: Math.floor(rnd() * 3),
             payload: { n, tag: rnd() < 0.2 ? "x7" : "plain", f: rnd() },
             maxRetries: Math.floor(rnd() * 3),
+            maxStalls: Math.floor(rnd() * 2),
             runAt: rnd() < 0.3 ? now + Math.floor(rnd() * 3_000) - 500 : null,
             key: rnd() < 0.15 ? pick(["k1", "k2", "k3"]) : null,
             timeoutMs: rnd() < 0.2 ? 1_000 : null,
@@ -163,20 +174,31 @@ async function run(seed: number, steps: number) {
         const pool = pick(["a", "b"]);
         const max = rnd() < 0.1 ? 1.5 : 1 + Math.floor(rnd() * 4);
         const owner = { workerId: pick(workers), leaseMs: 2_000 };
-        const got = await both("claim", (s) => s.claim(pool, max, owner, now));
-        for (const t of (got.ok ?? []) as { id: string }[]) claimed.set(t.id, owner.workerId);
+        const tokens = new Map<string, string[]>();
+        // Tokens are each store's own: compared apart from the records, by count.
+        const got = await both("claim", async (s, store) => {
+          const tasks = await s.claim(pool, max, owner, now);
+          return tasks.map(({ token, ...task }) => {
+            (tokens.get(task.id) ?? tokens.set(task.id, []).get(task.id)!)[store] = token;
+            return task;
+          });
+        });
+        for (const t of (got.ok ?? []) as { id: string }[]) {
+          claimed.set(t.id, { worker: owner.workerId, tokens: tokens.get(t.id)! });
+        }
+        lastClaim = { pool, owner, at: now };
       } else if (r < 0.55 && ids.length) {
         const [id, w] = target();
+        await both("complete", (s, i) => s.complete(lease(id, w, i), { done: id }, now));
         claimed.delete(id);
-        await both("complete", (s) => s.complete(id, w, { done: id }, now));
       } else if (r < 0.68 && ids.length) {
         const [id, w] = target();
-        claimed.delete(id);
         const retryAt = rnd() < 0.5 ? now + 300 : null;
         await both(
           "fail",
-          (s) => s.fail(id, w, { message: `boom ${id}`, stack: "s" }, retryAt, now),
+          (s, i) => s.fail(lease(id, w, i), { message: `boom ${id}`, stack: "s" }, retryAt, now),
         );
+        if (rnd() < 0.8) claimed.delete(id); // else a repeated fail, as after a lost reply
       } else if (r < 0.73 && ids.length) {
         const id = rnd() < 0.1 ? "nope" : pick(ids);
         await both("cancel", (s) => s.cancel(id, "by test", now));
@@ -192,18 +214,22 @@ async function run(seed: number, steps: number) {
       } else if (r < 0.91 && ids.length) {
         const some = [pick(ids), pick(ids)];
         const w = pick(workers);
-        await both("release", (s) => s.release(some, w, now));
+        await both("release", (s, i) => s.release(some.map((id) => lease(id, w, i)), now));
       } else if (r < 0.93 && ids.length) {
         const some = [pick(ids), pick(ids)];
         await both(
           "renewLeases",
-          (s) => s.renewLeases(some, { workerId: "w1", leaseMs: 2_000 }, now),
+          (s, i) => s.renewLeases(some.map((id) => lease(id, "w1", i)), 2_000, now),
         );
+      } else if (r < 0.935) {
+        const { pool, owner, at } = lastClaim;
+        const keep = rnd() < 0.5 ? [] : [...claimed.keys()].slice(0, 2);
+        await both("releaseClaim", (s) => s.releaseClaim(pool, owner, at, keep, now));
       } else if (r < 0.95 && ids.length) {
         const id = pick(ids);
         const p = Math.floor(rnd() * 130) - 10;
         const w = pick(workers);
-        await both("setProgress", (s) => s.setProgress(id, w, p));
+        await both("setProgress", (s, i) => s.setProgress(lease(id, w, i), p));
       } else if (r < 0.96) {
         const status = pick(["dead", "cancelled"] as const);
         await both("resubmitMatching", (s) => s.resubmitMatching({ status, pool: "a" }, now));

@@ -12,7 +12,7 @@ import type { NewTask } from "../../src/core/task.ts";
 import type { StorageEvent } from "../../src/storage/storage.ts";
 import { startRedisServer, testRedisUrl, uniquePrefix } from "../helpers/redis-server.ts";
 import { eventually } from "../helpers/wait.ts";
-import { newTask } from "../helpers/new-task.ts";
+import { leaseOf, newTask } from "../helpers/new-task.ts";
 
 const T0 = Date.UTC(2026, 0, 5, 8);
 
@@ -84,10 +84,10 @@ describe("redis storage: cluster-safe keys", () => {
       ], T0);
       const [a] = await s.claim("default", 10, { workerId: "w1", leaseMs: 1_000 }, T0);
       assert.equal(a.id, "a");
-      await s.setProgress("a", "w1", 50);
-      await s.complete("a", "w1", { ok: true }, T0 + 5);
-      await s.claim("default", 10, { workerId: "w1", leaseMs: 1_000 }, T0 + 6);
-      await s.fail("b", "w1", { message: "x" }, null, T0 + 7);
+      await s.setProgress(leaseOf(a, "w1"), 50);
+      await s.complete(leaseOf(a, "w1"), { ok: true }, T0 + 5);
+      const [b] = await s.claim("default", 10, { workerId: "w1", leaseMs: 1_000 }, T0 + 6);
+      await s.fail(leaseOf(b, "w1"), { message: "x" }, null, T0 + 7);
       await s.promoteDue(T0 + 60_000, 10);
       await s.cancel("d", "no", T0 + 60_001);
       await s.resubmit("d", T0 + 60_002);
@@ -103,6 +103,7 @@ describe("redis storage: cluster-safe keys", () => {
           priority: 0,
           payload: null,
           maxRetries: 0,
+          maxStalls: 3,
           timeoutMs: null,
           backoff: null,
           dependsOn: [],
@@ -177,11 +178,11 @@ describe("redis storage: across instances", () => {
           seen.some((e) => e.kind === "delayed" && e.id === "d" && e.runAt === T0 + 5_000),
         "ready and delayed events on b",
       );
-      await a.claim("default", 1, { workerId: "wa", leaseMs: 30_000 }, T0);
+      const [r] = await a.claim("default", 1, { workerId: "wa", leaseMs: 30_000 }, T0);
       await b.cancel("r", "stop", T0 + 1);
       await eventually(() => seen.some((e) => e.kind === "cancel" && e.id === "r"), "cancel");
       assert.deepEqual(
-        await a.renewLeases(["r"], { workerId: "wa", leaseMs: 30_000 }, T0 + 2),
+        await a.renewLeases([leaseOf(r, "wa")], 30_000, T0 + 2),
         ["r"],
         "the owner loses the lease of a task cancelled elsewhere",
       );
@@ -240,9 +241,19 @@ describe("redis storage: batching and fidelity", () => {
     assert.equal(claimed.length, 50);
     assert.deepEqual(claimed.slice(0, 3).map((t) => t.id), ["b2", "b5", "b8"]);
     assert.ok(claimed.every((t) => t.status === "running" && t.attempt === 1));
-    const done = await Promise.all(claimed.map((t) => s.complete(t.id, "w", t.id, T0 + 10)));
+    const done = await Promise.all(claimed.map((t) => s.complete(leaseOf(t, "w"), t.id, T0 + 10)));
     assert.ok(done.every(Boolean));
-    assert.equal(await s.complete("b0", "w", null, T0 + 11), false, "not running any more");
+    const b0 = claimed.find((t) => t.id === "b0")!;
+    assert.equal(
+      await s.complete(leaseOf(b0, "w"), null, T0 + 11),
+      true,
+      "a repeat answers as the first",
+    );
+    assert.equal(
+      await s.complete({ ...leaseOf(b0, "w"), token: "1" }, null, T0 + 11),
+      false,
+      "another claim's token",
+    );
     assert.equal((await s.get("b2"))?.result, "b2");
     const stats = await s.stats();
     assert.equal(stats.totals.succeeded, 50);
@@ -256,7 +267,9 @@ describe("redis storage: batching and fidelity", () => {
     const claimed = await s.claim("big", 5_000, { workerId: "w-big", leaseMs: 10_000 }, T0);
     assert.equal(claimed.length, 5_000);
     assert.deepEqual(new Set(claimed.map((t) => t.id)), new Set(ids));
-    const done = await Promise.all(ids.map((id) => s.complete(id, "w-big", null, T0 + 1)));
+    const done = await Promise.all(
+      claimed.map((t) => s.complete(leaseOf(t, "w-big"), null, T0 + 1)),
+    );
     assert.ok(done.every(Boolean));
     const stats = await s.stats();
     assert.equal(stats.byPool.big.running, 0);
@@ -276,8 +289,8 @@ describe("redis storage: batching and fidelity", () => {
       await s.enqueue([task("h1", { type, pool: "hist" }), task("h2", { type, pool: "hist" })], T0);
       const claimed = await s.claim("hist", 2, { workerId: "w-h", leaseMs: 10_000 }, T0 + 3);
       assert.deepEqual(claimed.map((t) => t.id), ["h1", "h2"]);
-      assert.equal(await s.complete("h1", "w-h", 1, T0 + 20), true);
-      assert.equal(await other.complete("h2", "w-h", 2, T0 + 20), true);
+      assert.equal(await s.complete(leaseOf(claimed[0], "w-h"), 1, T0 + 20), true);
+      assert.equal(await other.complete(leaseOf(claimed[1], "w-h"), 2, T0 + 20), true);
       const { items } = await s.history({ type });
       const byTask = Object.fromEntries(items.map((a) => [a.taskId, a]));
       for (const id of ["h1", "h2"]) {
@@ -321,7 +334,12 @@ describe("redis storage: batching and fidelity", () => {
     }
     assert.deepEqual(mine.payload, payload);
     assert.equal(mine.key, "clé ☃");
-    await s.fail("f1", "w", { message: 'bad "thing" / ☃', stack: "at x" }, T0 + 50, T0 + 1);
+    await s.fail(
+      leaseOf(mine, "w"),
+      { message: 'bad "thing" / ☃', stack: "at x" },
+      T0 + 50,
+      T0 + 1,
+    );
     const stored = await s.get("f1");
     assert.deepEqual(stored?.error, { message: 'bad "thing" / ☃', stack: "at x" });
     assert.equal(stored?.status, "retrying");

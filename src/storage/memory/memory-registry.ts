@@ -42,7 +42,7 @@ export abstract class MemoryRegistry {
   protected readonly activeKeys = new Map<string, string>();
   /** Dead-letter list in the order tasks died. */
   protected readonly deadLetters = new Set<string>();
-  protected readonly totals = { succeeded: 0, failedAttempts: 0, dead: 0 };
+  protected readonly totals = { succeeded: 0, failedAttempts: 0, dead: 0, stalled: 0 };
   readonly #listeners = new Set<(event: StorageEvent) => void>();
   #outbox: StorageEvent[] = [];
   readonly #history: (AttemptRecord & { n: number })[] = [];
@@ -152,10 +152,13 @@ export abstract class MemoryRegistry {
   }
 
   protected buildStats(t: TaskTable): StorageStats {
+    // The first 1000 pools and types by first use, as the Redis store reports them.
     const byPool: StorageStats["byPool"] = {};
-    for (const [pool, c] of t.perPool) byPool[pool] = { ...c };
+    for (const [pool, c] of [...t.perPool].slice(0, 1000)) byPool[pool] = { ...c };
     const durations: StorageStats["durations"] = {};
-    for (const [type, ring] of this.#durations) durations[type] = durationStats(ring.values());
+    for (const [type, ring] of [...this.#durations].slice(0, 1000)) {
+      durations[type] = durationStats(ring.values());
+    }
     return { byStatus: { ...t.counts }, byPool, totals: { ...this.totals }, durations };
   }
 

@@ -13,10 +13,21 @@ import {
   type TaskError,
   type TaskRecord,
 } from "../../core/task.ts";
-import type { LeaseOwner, Page, Storage, StorageStats, TaskFilter } from "../storage.ts";
-import { pageLimit, taskMatcher } from "../filter.ts";
+import type {
+  ClaimedTask,
+  Lease,
+  LeaseOwner,
+  Page,
+  Recovery,
+  Storage,
+  StorageStats,
+  TaskFilter,
+} from "../storage.ts";
 import { type Row, TaskTable } from "./task-table.ts";
-import { brokenReason, conditionOutcome } from "./workflow.ts";
+import { brokenReason, conditionOutcome, stallDeath } from "./workflow.ts";
+import { Cascade, type EndStatus } from "./cascade.ts";
+import { listRows, toRecord } from "./records.ts";
+import { taskMatcher } from "../filter.ts";
 import { MemoryRegistry, type MemoryStorageOptions } from "./memory-registry.ts";
 
 export type { MemoryStorageOptions } from "./memory-registry.ts";
@@ -30,6 +41,11 @@ export type { MemoryStorageOptions } from "./memory-registry.ts";
 export class MemoryStorage extends MemoryRegistry implements Storage {
   readonly name = "memory";
   readonly #t = new TaskTable();
+  readonly #cascade = new Cascade({
+    children: (id) => this.#t.rows.get(id)?.children ?? [],
+    settle: (childId, parentId, status, now) => this.#settleChild(childId, parentId, status, now),
+    retain: (id, _status, prunable, now) => this.#t.retain(id, prunable, now),
+  });
 
   constructor(options: MemoryStorageOptions = {}) {
     super(options);
@@ -46,7 +62,7 @@ export class MemoryStorage extends MemoryRegistry implements Storage {
     if (limit !== undefined && this.unfinished() + tasks.length > limit) {
       throw new CapacityError(limit);
     }
-    return tasks.map((task) => this.#toRecord(this.insertTask(task, now)));
+    return tasks.map((task) => toRecord(this.insertTask(task, now)));
   }
 
   /** Inserts one checked task; also used by schedule firings. */
@@ -78,23 +94,15 @@ export class MemoryStorage extends MemoryRegistry implements Storage {
 
   get(id: string): Promise<TaskRecord | null> {
     const row = this.#t.rows.get(id);
-    return Promise.resolve(row ? this.#toRecord(row) : null);
+    return Promise.resolve(row ? toRecord(row) : null);
   }
 
   list(filter: TaskFilter): Promise<Page<TaskRecord>> {
-    const match = taskMatcher<Row>(filter, (row) => row.payloadJson);
-    const limit = pageLimit(filter);
-    const before = filter.cursor ? Number(filter.cursor) : Infinity;
-    const rows = [...this.#t.rows.values()]
-      .filter((row) => row.order < before && match(row))
-      .sort((a, b) => b.order - a.order);
-    const page = rows.slice(0, limit);
-    const next = rows.length > limit ? String(page[page.length - 1].order) : null;
-    return Promise.resolve({ items: page.map((row) => this.#toRecord(row)), next });
+    return Promise.resolve(listRows(this.#t, filter));
   }
 
-  claim(pool: string, max: number, owner: LeaseOwner, now: number): Promise<TaskRecord[]> {
-    const out: TaskRecord[] = [];
+  claim(pool: string, max: number, owner: LeaseOwner, now: number): Promise<ClaimedTask[]> {
+    const out: ClaimedTask[] = [];
     if (this.isPaused(pool)) return Promise.resolve(out);
     while (out.length < max) {
       const row = this.#t.popReady(pool);
@@ -104,44 +112,67 @@ export class MemoryStorage extends MemoryRegistry implements Storage {
       row.progress = null;
       row.workerId = owner.workerId;
       row.leaseUntil = now + owner.leaseMs;
+      row.claimSeq = String(this.#t.nextSeq());
       this.#t.move(row, "running", now);
-      out.push(this.#toRecord(row));
+      out.push({ ...toRecord(row), token: row.claimSeq });
     }
     return Promise.resolve(out);
   }
 
-  renewLeases(ids: string[], owner: LeaseOwner, now: number): Promise<string[]> {
+  releaseClaim(
+    pool: string,
+    owner: LeaseOwner,
+    claimedAt: number,
+    keep: string[],
+    now: number,
+  ): Promise<number> {
+    const kept = new Set(keep);
+    const lost = [...this.#t.running].map((id) => this.#t.rows.get(id)!).filter((row) =>
+      !kept.has(row.id) && row.pool === pool && row.workerId === owner.workerId &&
+      row.startedAt === claimedAt && row.leaseUntil === claimedAt + owner.leaseMs
+    );
+    for (const row of lost) this.#requeue(row, now);
+    return Promise.resolve(lost.length);
+  }
+
+  renewLeases(leases: Lease[], leaseMs: number, now: number): Promise<string[]> {
     const lost: string[] = [];
-    for (const id of ids) {
-      const row = this.#owned(id, owner.workerId);
-      if (row) row.leaseUntil = now + owner.leaseMs;
-      else lost.push(id);
+    for (const lease of leases) {
+      const row = this.#held(lease);
+      if (row) row.leaseUntil = now + leaseMs;
+      else lost.push(lease.id);
     }
     return Promise.resolve(lost);
   }
 
-  complete(id: string, workerId: string, result: unknown, now: number): Promise<boolean> {
-    const row = this.#owned(id, workerId);
-    if (!row) return Promise.resolve(false);
+  complete(lease: Lease, result: unknown, now: number): Promise<boolean> {
+    const row = this.#held(lease);
+    if (!row) return Promise.resolve(this.#settledBy(lease) === "succeeded");
     row.resultJson = JSON.stringify(result ?? null);
     this.recordAttempt(row, "succeeded", now);
     this.#finish(row, "succeeded", now);
     this.totals.succeeded++;
+    this.#endCall(now);
     return Promise.resolve(true);
   }
 
   fail(
-    id: string,
-    workerId: string,
+    lease: Lease,
     error: TaskError,
     retryAt: number | null,
     now: number,
   ): Promise<"retrying" | "dead" | null> {
-    const row = this.#owned(id, workerId);
-    if (!row) return Promise.resolve(null);
+    const row = this.#held(lease);
+    if (!row) {
+      const status = this.#settledBy(lease);
+      if (status === "dead") return Promise.resolve("dead");
+      return Promise.resolve(status === "retrying" || status === "queued" ? "retrying" : null);
+    }
     row.error = { ...error };
     this.totals.failedAttempts++;
-    return Promise.resolve(this.#failRow(row, retryAt, now));
+    const status = this.#failRow(row, retryAt, now);
+    this.#endCall(now);
+    return Promise.resolve(status);
   }
 
   #failRow(row: Row, retryAt: number | null, now: number): "retrying" | "dead" {
@@ -160,23 +191,29 @@ export class MemoryStorage extends MemoryRegistry implements Storage {
     return "dead";
   }
 
-  release(ids: string[], workerId: string, now: number): Promise<number> {
+  release(leases: Lease[], now: number): Promise<number> {
     let n = 0;
-    for (const id of ids) {
-      const row = this.#owned(id, workerId);
+    for (const lease of leases) {
+      const row = this.#held(lease);
       if (!row) continue;
-      row.attempt--;
-      row.startedAt = null;
-      row.leaseUntil = null;
-      this.#t.move(row, "queued", now);
-      this.#announce(row);
+      this.#requeue(row, now);
       n++;
     }
     return Promise.resolve(n);
   }
 
-  setProgress(id: string, workerId: string, progress: number): Promise<boolean> {
-    const row = this.#owned(id, workerId);
+  /** A running attempt back in its queue, uncounted, at the position it had (see release). */
+  #requeue(row: Row, now: number): void {
+    row.attempt--;
+    row.startedAt = null;
+    row.leaseUntil = null;
+    row.claimSeq = null;
+    this.#t.move(row, "queued", now, true);
+    this.#announce(row);
+  }
+
+  setProgress(lease: Lease, progress: number): Promise<boolean> {
+    const row = this.#held(lease);
     if (row) row.progress = Math.max(0, Math.min(100, progress));
     return Promise.resolve(row !== undefined);
   }
@@ -191,13 +228,15 @@ export class MemoryStorage extends MemoryRegistry implements Storage {
     if (wasRunning) this.recordAttempt(row, "cancelled", now, { message: reason });
     row.cancelReason = reason;
     this.#finish(row, "cancelled", now);
+    const record = toRecord(row);
+    this.#endCall(now);
     if (wasRunning) this.emit({ kind: "cancel", id });
-    return Promise.resolve(this.#toRecord(row));
+    return Promise.resolve(record);
   }
 
   resubmit(id: string, now: number): Promise<TaskRecord> {
     try {
-      return Promise.resolve(this.#toRecord(this.#resubmitRow(id, now)));
+      return Promise.resolve(toRecord(this.#resubmitRow(id, now)));
     } catch (error) {
       return Promise.reject(error);
     }
@@ -237,6 +276,8 @@ export class MemoryStorage extends MemoryRegistry implements Storage {
     this.deadLetters.delete(id);
     Object.assign(row, {
       attempt: 0,
+      stalls: 0,
+      claimSeq: null,
       error: null,
       resultJson: "null",
       progress: null,
@@ -264,57 +305,80 @@ export class MemoryStorage extends MemoryRegistry implements Storage {
     return Promise.resolve(n);
   }
 
-  recoverExpired(now: number, limit: number): Promise<number> {
+  recoverExpired(now: number, limit: number): Promise<Recovery> {
     const expired = [...this.#t.running]
       .map((id) => this.#t.rows.get(id)!)
       .filter((row) => row.leaseUntil !== null && row.leaseUntil < now)
+      .sort((a, b) => Number(a.claimSeq) - Number(b.claimSeq))
       .slice(0, limit);
     for (const row of expired) {
-      row.error = { message: `lease expired (worker ${row.workerId} lost)` };
-      this.totals.failedAttempts++;
-      if (row.attempt >= row.maxRetries + 1) this.#failRow(row, null, now);
-      else {
-        this.recordAttempt(row, "retrying", now);
-        row.leaseUntil = null;
-        this.#t.move(row, "queued", now);
-        this.#announce(row);
+      const lost = `lease expired (worker ${row.workerId} lost)`;
+      row.stalls++;
+      this.totals.stalled++;
+      if (row.stalls > row.maxStalls) {
+        row.error = { message: stallDeath(lost, row.stalls, row.maxStalls) };
+        row.claimSeq = null;
+        this.#failRow(row, null, now);
+      } else {
+        this.recordAttempt(row, "stalled", now, { message: lost });
+        this.#requeue(row, now);
       }
     }
-    return Promise.resolve(expired.length);
+    if (this.#cascade.deferred.length > 0) this.#cascade.continue(100, now);
+    const cascadesPending = this.#endCall(now);
+    return Promise.resolve({ recovered: expired.length, cascadesPending });
   }
 
   stats(): Promise<StorageStats> {
     return Promise.resolve(this.buildStats(this.#t));
   }
 
-  /** Moves a row to a final status and settles its workflow children, transitively. */
-  #finish(row: Row, status: "succeeded" | "dead" | "cancelled", now: number): void {
+  /**
+   * Moves a row to a final status and settles its workflow children (bounded per call: see
+   * cascade.ts; every public transition ends with #endCall()).
+   */
+  #finish(row: Row, status: EndStatus, now: number): void {
     row.finishedAt = now;
     row.leaseUntil = null;
     if (row.key && this.activeKeys.get(row.key) === row.id) this.activeKeys.delete(row.key);
     this.#t.move(row, status, now);
-    for (const childId of row.children) {
-      const child = this.#t.rows.get(childId);
-      if (!child || child.status !== "waiting") continue;
-      const outcome = conditionOutcome(child.conditions[row.id], status);
-      if (outcome === "broken") {
-        child.cancelReason = brokenReason(row.id, status);
-        this.#finish(child, "cancelled", now);
-      } else if (outcome === "met" && --child.pendingParents === 0) {
-        this.#t.move(
-          child,
-          child.runAt !== null && child.runAt > now ? "scheduled" : "queued",
-          now,
-        );
-        this.#announce(child);
-      }
-    }
-    this.pruneFinished(now);
+    this.#cascade.ended(row.id, status, row.children.length > 0, now);
   }
 
-  #owned(id: string, workerId: string): Row | undefined {
-    const row = this.#t.rows.get(id);
-    return row && row.status === "running" && row.workerId === workerId ? row : undefined;
+  #settleChild(childId: string, parentId: string, status: EndStatus, now: number): void {
+    const child = this.#t.rows.get(childId);
+    if (!child || child.status !== "waiting") return;
+    const outcome = conditionOutcome(child.conditions[parentId], status);
+    if (outcome === "broken") {
+      child.cancelReason = brokenReason(parentId, status);
+      this.#finish(child, "cancelled", now);
+    } else if (outcome === "met" && --child.pendingParents === 0) {
+      this.#t.move(child, child.runAt !== null && child.runAt > now ? "scheduled" : "queued", now);
+      this.#announce(child);
+    }
+  }
+
+  /** Ends a public transition: saves unfinished cascades, then applies row retention. */
+  #endCall(now: number): boolean {
+    const pending = this.#cascade.endCall();
+    if (pending) this.emit({ kind: "cascade" });
+    this.pruneFinished(now);
+    return pending;
+  }
+
+  /** A running attempt the lease belongs to: same instance, same claim. */
+  #held(lease: Lease): Row | undefined {
+    const row = this.#t.rows.get(lease.id);
+    return row && row.status === "running" && row.workerId === lease.workerId &&
+        row.claimSeq === lease.token
+      ? row
+      : undefined;
+  }
+
+  /** The status a row reached under this claim's token, when the claim already settled it. */
+  #settledBy(lease: Lease): Row["status"] | null {
+    const row = this.#t.rows.get(lease.id);
+    return row && row.claimSeq === lease.token ? row.status : null;
   }
 
   #announce(row: Row): void {
@@ -322,35 +386,5 @@ export class MemoryStorage extends MemoryRegistry implements Storage {
     else if (row.status === "scheduled" || row.status === "retrying") {
       this.emit({ kind: "delayed", id: row.id, runAt: row.runAt! });
     }
-  }
-
-  /** The public record, in the documented field order, with its own payload and result. */
-  #toRecord(row: Row): TaskRecord {
-    return {
-      id: row.id,
-      type: row.type,
-      status: row.status,
-      pool: row.pool,
-      priority: row.priority,
-      payload: JSON.parse(row.payloadJson),
-      attempt: row.attempt,
-      maxRetries: row.maxRetries,
-      progress: row.progress,
-      result: JSON.parse(row.resultJson),
-      error: row.error ? { ...row.error } : null,
-      createdAt: row.createdAt,
-      runAt: row.runAt,
-      startedAt: row.startedAt,
-      finishedAt: row.finishedAt,
-      scheduleId: row.scheduleId,
-      dependsOn: [...row.dependsOn],
-      onSuccessOf: row.onSuccessOf,
-      onFailureOf: row.onFailureOf,
-      key: row.key,
-      timeoutMs: row.timeoutMs,
-      backoff: row.backoff,
-      cancelReason: row.cancelReason,
-      workerId: row.workerId,
-    };
   }
 }

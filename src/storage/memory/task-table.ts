@@ -31,6 +31,8 @@ export interface Row extends Omit<TaskRecord, "payload" | "result"> {
   pendingParents: number;
   children: string[];
   leaseUntil: number | null;
+  /** The running claim's token (its seq), which every settle must present; null once void. */
+  claimSeq: string | null;
 }
 
 interface ReadyEntry {
@@ -80,6 +82,7 @@ export class TaskTable {
       dependsOn: [...task.dependsOn],
       status: "queued",
       attempt: 0,
+      stalls: 0,
       progress: null,
       resultJson: "null",
       error: null,
@@ -93,6 +96,7 @@ export class TaskTable {
       pendingParents: 0,
       children: [],
       leaseUntil: null,
+      claimSeq: null,
     };
   }
 
@@ -103,13 +107,28 @@ export class TaskTable {
     this.#file(row, now);
   }
 
-  /** Moves a row to `status`, keeping counters and queues in step. */
-  move(row: Row, status: TaskStatus, now: number): void {
+  /**
+   * Moves a row to `status`, keeping counters and queues in step. `keepSeq` queues it at the
+   * position it had before it ran (a stalled or handed-back attempt).
+   */
+  move(row: Row, status: TaskStatus, now: number, keepSeq = false): void {
     this.#unfile(row);
     this.counts[row.status]--;
     row.status = status;
     this.counts[status]++;
-    this.#file(row, now);
+    this.#file(row, now, keepSeq);
+  }
+
+  /** Takes a finished row out of retention (false) or puts it back (true). */
+  retain(id: string, prunable: boolean, now: number): void {
+    if (!prunable) {
+      this.finished.delete(id);
+      return;
+    }
+    const row = this.rows.get(id);
+    if (!row || row.status === "dead" || !FINAL_STATUSES.has(row.status)) return;
+    this.finished.set(id, now);
+    this.#finishedQueue.push({ id, at: now });
   }
 
   /** Pops the next ready row of `pool` (priority desc, FIFO), skipping stale entries. */
@@ -173,11 +192,11 @@ export class TaskTable {
     }
   }
 
-  #file(row: Row, now: number): void {
+  #file(row: Row, now: number, keepSeq = false): void {
     switch (row.status) {
       case "queued": {
         // A fresh seq per queueing makes older heap entries for this row stale.
-        row.seq = this.nextSeq();
+        if (!keepSeq) row.seq = this.nextSeq();
         let heap = this.#ready.get(row.pool);
         if (!heap) this.#ready.set(row.pool, heap = new Heap(readyFirst));
         heap.push({ priority: row.priority, seq: row.seq, id: row.id });

@@ -22,3 +22,9 @@ export function conditionOutcome(
 export function brokenReason(parentId: string, status: TaskStatus): string {
   return `parent ${parentId} ended ${status}`;
 }
+
+/** The error of a task that lost its worker once too often (lua/recoverExpired-1.lua says the same). */
+export function stallDeath(lost: string, stalls: number, maxStalls: number): string {
+  return `${lost}; the task stalled ${stalls} times (maxStalls ${maxStalls}), so it is dead: ` +
+    "it may be killing its workers";
+}

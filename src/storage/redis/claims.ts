@@ -6,9 +6,9 @@
  * an idle worker's poll is one command however many pools it serves, and busy pools that
  * free slots in the same tick share a round trip. Claims are applied in call order.
  */
-import type { TaskRecord } from "../../core/task.ts";
-import type { LeaseOwner } from "../storage.ts";
+import type { ClaimedTask, LeaseOwner } from "../storage.ts";
 import { Batcher } from "./batcher.ts";
+import { bodyMaxStalls } from "./codec.ts";
 import type { RedisContext } from "./context.ts";
 import type { RedisReply } from "./transport.ts";
 
@@ -20,7 +20,7 @@ export interface ClaimItem {
   now: number;
 }
 
-export function claimBatcher(ctx: RedisContext): Batcher<ClaimItem, TaskRecord[]> {
+export function claimBatcher(ctx: RedisContext): Batcher<ClaimItem, ClaimedTask[]> {
   return new Batcher(async (items) => {
     const args = items.flatMap((c) => [
       String(c.now),
@@ -45,10 +45,12 @@ const parse = (v: Value) => (v === null ? null : JSON.parse(v));
  * claim itself set, and the fields no queued task has: the same record decodeTask (codec.ts)
  * builds from the stored hash.
  */
-function decodeClaimed(v: Value[], claim: ClaimItem): TaskRecord {
-  const [id, attempt, , type, priority, payload, maxRetries, error, runAt, key, body] = v;
+function decodeClaimed(v: Value[], claim: ClaimItem): ClaimedTask {
+  const [id, attempt, token, type, priority, payload, maxRetries, error, runAt, key, body, stalls] =
+    v;
   const b = JSON.parse(body!);
   return {
+    token: token!,
     id: id!,
     type: type!,
     status: "running",
@@ -57,6 +59,8 @@ function decodeClaimed(v: Value[], claim: ClaimItem): TaskRecord {
     payload: parse(payload),
     attempt: Number(attempt),
     maxRetries: Number(maxRetries),
+    stalls: stalls === null ? 0 : Number(stalls),
+    maxStalls: bodyMaxStalls(b),
     progress: null,
     result: null,
     error: parse(error),

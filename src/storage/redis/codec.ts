@@ -8,6 +8,7 @@
  * JSON.stringify made; Lua never re-encodes it (cjson would round numbers to 14 digits).
  */
 import {
+  DEFAULT_MAX_STALLS,
   type NewTask,
   parentConditions,
   type ScheduleRecord,
@@ -29,8 +30,18 @@ export function json(value: unknown): string {
 /** The record fields kept as one JSON `body` field. */
 type Body = Pick<
   TaskRecord,
-  "createdAt" | "timeoutMs" | "backoff" | "scheduleId" | "dependsOn" | "onSuccessOf" | "onFailureOf"
+  | "createdAt"
+  | "timeoutMs"
+  | "backoff"
+  | "scheduleId"
+  | "dependsOn"
+  | "onSuccessOf"
+  | "onFailureOf"
+  | "maxStalls"
 >;
+
+/** The body of a task stored before maxStalls existed has none: the default applies. */
+export const bodyMaxStalls = (body: Partial<Body>) => body.maxStalls ?? DEFAULT_MAX_STALLS;
 
 /** A new task as the ARGV entries lua/includes/insert.lua reads. */
 export function encodeTask(t: NewTask): string[] {
@@ -43,6 +54,7 @@ export function encodeTask(t: NewTask): string[] {
     dependsOn: t.dependsOn,
     onSuccessOf: t.onSuccessOf,
     onFailureOf: t.onFailureOf,
+    maxStalls: t.maxStalls,
   };
   return [
     t.id,
@@ -80,6 +92,8 @@ export function decodeTask(reply: RedisReply): { record: TaskRecord; order: numb
     payload: jsonOrNull(f.payload),
     attempt: Number(f.attempt),
     maxRetries: Number(f.maxRetries),
+    stalls: Number(f.stalls ?? 0),
+    maxStalls: bodyMaxStalls(body),
     progress: numOrNull(f.progress),
     result: jsonOrNull(f.result),
     error: jsonOrNull(f.error),
@@ -114,6 +128,7 @@ export function newRecord(
     backoff: t.backoff ? { ...t.backoff } : null,
     status,
     attempt: 0,
+    stalls: 0,
     progress: null,
     result: null,
     error: null,
@@ -134,7 +149,7 @@ export function decodeSchedule(entry: RedisReply): ScheduleRecord {
   return s;
 }
 
-const KINDS = new Set(["ready", "delayed", "schedule", "cancel", "control"]);
+const KINDS = new Set(["ready", "delayed", "schedule", "cancel", "cascade", "control"]);
 
 /** A pub/sub message as an event, or null when it is not one of ours. */
 export function decodeEvent(message: string): StorageEvent | null {

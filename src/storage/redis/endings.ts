@@ -4,6 +4,7 @@
  * one by one), and resubmitMatching, looped over bounded script steps.
  */
 import type { AttemptRecord, TaskError, TaskRecord } from "../../core/task.ts";
+import type { Lease } from "../storage.ts";
 import { Batcher } from "./batcher.ts";
 import { json } from "./codec.ts";
 import type { RedisContext } from "./context.ts";
@@ -12,8 +13,7 @@ import type { RedisContext } from "./context.ts";
 const RESUBMIT_CHUNK = 500;
 
 export interface CompleteItem {
-  id: string;
-  workerId: string;
+  lease: Lease;
   now: number;
   result: unknown;
   /** The attempt as this store claimed it, when it did: the script then files the history
@@ -22,8 +22,7 @@ export interface CompleteItem {
 }
 
 export interface FailItem {
-  id: string;
-  workerId: string;
+  lease: Lease;
   now: number;
   error: TaskError;
   retryAt: number | null;
@@ -32,8 +31,9 @@ export interface FailItem {
 export function completeBatcher(ctx: RedisContext): Batcher<CompleteItem, boolean> {
   return new Batcher(async (items) => {
     const args = items.flatMap((c) => [
-      c.id,
-      c.workerId,
+      c.lease.id,
+      c.lease.workerId,
+      c.lease.token,
       String(c.now),
       json(c.result ?? null),
       ...historyEntry(c),
@@ -62,7 +62,7 @@ function historyEntry(c: CompleteItem): [string, string] {
     startedAt: task.startedAt,
     finishedAt: c.now,
     durationMs,
-    workerId: c.workerId,
+    workerId: c.lease.workerId,
   };
   return [String(durationMs), JSON.stringify(entry)];
 }
@@ -70,8 +70,9 @@ function historyEntry(c: CompleteItem): [string, string] {
 export function failBatcher(ctx: RedisContext): Batcher<FailItem, "retrying" | "dead" | null> {
   return new Batcher(async (items) => {
     const args = items.flatMap((f) => [
-      f.id,
-      f.workerId,
+      f.lease.id,
+      f.lease.workerId,
+      f.lease.token,
       String(f.now),
       JSON.stringify({ ...f.error }),
       f.retryAt === null ? "" : String(f.retryAt),

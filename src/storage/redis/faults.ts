@@ -22,7 +22,10 @@ const FAULT_REPLIES: Record<string, StorageFault> = {
 export function storageError(error: unknown): unknown {
   if (error instanceof SkedulrError) return error;
   if (error instanceof RedisCommandError) {
-    const fault = FAULT_REPLIES[/^[A-Z]+/.exec(error.message)?.[0] ?? ""];
+    // Upstash's answer at its max data size: "ERR DB capacity quota exceeded".
+    const fault = /capacity quota exceeded/i.test(error.message)
+      ? "full"
+      : FAULT_REPLIES[/^[A-Z]+/.exec(error.message)?.[0] ?? ""];
     return fault ? new StorageUnavailableError(fault, error.message, { cause: error }) : error;
   }
   const detail = error instanceof Error ? error.message : String(error);
@@ -37,6 +40,7 @@ export function storageError(error: unknown): unknown {
 export function faultReporting(transport: RedisTransport): RedisTransport {
   return {
     name: transport.name,
+    scriptFlags: transport.scriptFlags,
     send: (cmd) => transport.send(cmd).catch(rethrow),
     pipeline: (cmds) => transport.pipeline(cmds).catch(rethrow),
     subscribe: (channel, onMessage) => transport.subscribe(channel, onMessage),

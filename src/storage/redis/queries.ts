@@ -123,6 +123,7 @@ export async function readStats(ctx: RedisContext): Promise<StorageStats> {
       succeeded: Number(totals[0]),
       failedAttempts: Number(totals[1]),
       dead: Number(totals[2]),
+      stalled: Number(totals[3]),
     },
     durations: stats,
   };

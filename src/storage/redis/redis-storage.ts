@@ -8,21 +8,25 @@
  * call each.
  */
 import { NotFoundError } from "../../core/errors.ts";
-import type {
-  AttemptRecord,
-  NewTask,
-  ScheduleRecord,
-  TaskError,
-  TaskRecord,
-  TaskStatus,
+import {
+  type AttemptRecord,
+  DEFAULT_MAX_STALLS,
+  type NewTask,
+  type ScheduleRecord,
+  type TaskError,
+  type TaskRecord,
+  type TaskStatus,
 } from "../../core/task.ts";
 import type {
+  ClaimedTask,
   FireResult,
   HistoryRetention,
   InstanceInfo,
+  Lease,
   LeaseOwner,
   Page,
   PoolControl,
+  Recovery,
   Storage,
   StorageEvent,
   StorageStats,
@@ -47,6 +51,7 @@ import * as registry from "./registry.ts";
 import { SCRIPTS } from "./scripts.generated.ts";
 import { checkEvictionPolicy } from "./eviction.ts";
 import type { RedisReply, RedisTransport } from "./transport.ts";
+import { pairsToObject, RedisCommandError } from "./transport.ts";
 
 export interface RedisStorageOptions {
   /** The connection (see `connectRedisTcp` in src/adapters/redis-tcp.ts). */
@@ -84,9 +89,9 @@ export class RedisStorage implements Storage {
   readonly #events: EventHub;
   readonly #completes: Batcher<CompleteItem, boolean>;
   readonly #fails: Batcher<FailItem, "retrying" | "dead" | null>;
-  readonly #claims: Batcher<ClaimItem, TaskRecord[]>;
+  readonly #claims: Batcher<ClaimItem, ClaimedTask[]>;
   /** Attempts this store claimed and has not ended, by task id (see complete()). */
-  readonly #claimed = new Map<string, TaskRecord>();
+  readonly #claimed = new Map<string, ClaimedTask>();
 
   constructor(options: RedisStorageOptions) {
     this.#options = options;
@@ -108,7 +113,7 @@ export class RedisStorage implements Storage {
     if (this.#options.checkEvictionPolicy !== false) await checkEvictionPolicy(this.#ctx.transport);
     // Warm the script cache so the first calls skip the NOSCRIPT round trip; best effort.
     await this.#ctx.transport.pipeline(
-      Object.values(SCRIPTS).map((s) => ["SCRIPT", "LOAD", s.source]),
+      Object.values(SCRIPTS).map((s) => ["SCRIPT", "LOAD", this.#ctx.runner.source(s)]),
     ).catch(() => {});
     await this.#events.start();
   }
@@ -149,7 +154,7 @@ export class RedisStorage implements Storage {
     return listTasks(this.#ctx, filter);
   }
 
-  async claim(pool: string, max: number, owner: LeaseOwner, now: number): Promise<TaskRecord[]> {
+  async claim(pool: string, max: number, owner: LeaseOwner, now: number): Promise<ClaimedTask[]> {
     const n = countArg(max, "loop");
     if (n === 0) return [];
     const tasks = await this.#claims.add({ pool, max: n, owner, now });
@@ -160,44 +165,59 @@ export class RedisStorage implements Storage {
     return tasks;
   }
 
-  async renewLeases(ids: string[], owner: LeaseOwner, now: number): Promise<string[]> {
-    if (ids.length === 0) return [];
-    const args = [String(now), owner.workerId, String(owner.leaseMs), ...ids];
+  async releaseClaim(
+    pool: string,
+    owner: LeaseOwner,
+    claimedAt: number,
+    keep: string[],
+    now: number,
+  ): Promise<number> {
+    const args = [String(now), pool, owner.workerId, String(claimedAt), String(owner.leaseMs)];
+    return Number(await this.#ctx.run("releaseClaim", [...args, ...keep]));
+  }
+
+  async renewLeases(leases: Lease[], leaseMs: number, now: number): Promise<string[]> {
+    if (leases.length === 0) return [];
+    const args = [String(now), leases[0].workerId, String(leaseMs)];
+    for (const lease of leases) args.push(lease.id, lease.token);
     return (await this.#ctx.run("renewLeases", args) as RedisReply[]).map(String);
   }
 
-  complete(id: string, workerId: string, result: unknown, now: number): Promise<boolean> {
-    const claimed = this.#claimed.get(id);
-    this.#claimed.delete(id);
+  complete(lease: Lease, result: unknown, now: number): Promise<boolean> {
+    const claimed = this.#claimed.get(lease.id);
+    this.#claimed.delete(lease.id);
     return this.#completes.add({
-      id,
-      workerId,
+      lease,
       now,
       result,
-      claimed: claimed?.workerId === workerId ? claimed : undefined,
+      claimed: claimed?.token === lease.token ? claimed : undefined,
     });
   }
 
   fail(
-    id: string,
-    workerId: string,
+    lease: Lease,
     error: TaskError,
     retryAt: number | null,
     now: number,
   ): Promise<"retrying" | "dead" | null> {
-    this.#claimed.delete(id);
-    return this.#fails.add({ id, workerId, now, error, retryAt });
+    this.#claimed.delete(lease.id);
+    return this.#fails.add({ lease, now, error, retryAt });
   }
 
-  async release(ids: string[], workerId: string, now: number): Promise<number> {
-    if (ids.length === 0) return 0;
-    for (const id of ids) this.#claimed.delete(id);
-    return Number(await this.#ctx.run("release", [String(now), workerId, ...ids]));
+  async release(leases: Lease[], now: number): Promise<number> {
+    if (leases.length === 0) return 0;
+    const args = [String(now), leases[0].workerId];
+    for (const lease of leases) {
+      this.#claimed.delete(lease.id);
+      args.push(lease.id, lease.token);
+    }
+    return Number(await this.#ctx.run("release", args));
   }
 
-  async setProgress(id: string, workerId: string, progress: number): Promise<boolean> {
+  async setProgress(lease: Lease, progress: number): Promise<boolean> {
     const clamped = String(Math.max(0, Math.min(100, progress)));
-    return (await this.#ctx.run("setProgress", [id, workerId, clamped])) === 1;
+    const args = [lease.id, lease.workerId, lease.token, clamped];
+    return (await this.#ctx.run("setProgress", args)) === 1;
   }
 
   async cancel(id: string, reason: string, now: number): Promise<TaskRecord> {
@@ -235,11 +255,11 @@ export class RedisStorage implements Storage {
     return Number(await this.#ctx.run("promoteDue", [String(now), String(n)]));
   }
 
-  async recoverExpired(now: number, limit: number): Promise<number> {
+  async recoverExpired(now: number, limit: number): Promise<Recovery> {
     const n = countArg(limit, "slice");
-    if (n === 0) return 0;
-    const args = [String(now), String(n), ...this.#ctx.retentionArgs()];
-    return Number(await this.#ctx.run("recoverExpired", args));
+    const args = [String(now), String(n), ...this.#ctx.retentionArgs(), String(DEFAULT_MAX_STALLS)];
+    const [recovered, pending] = await this.#ctx.run("recoverExpired", args) as number[];
+    return { recovered: Number(recovered), cascadesPending: pending === 1 };
   }
 
   addSchedule(schedule: ScheduleRecord): Promise<void> {
@@ -312,5 +332,24 @@ export class RedisStorage implements Storage {
 
   subscribe(listener: (event: StorageEvent) => void): () => void {
     return this.#events.add(listener);
+  }
+
+  /**
+   * Redis's persistence: AOF on, RDB `save` rules set; null when CONFIG is refused (managed
+   * services). With neither, a Redis restart loses every task: boot warns about it.
+   */
+  async persistence(): Promise<{ appendonly: boolean; save: boolean } | null> {
+    try {
+      const [aof, rdb] = await Promise.all(
+        ["appendonly", "save"].map(async (name) =>
+          pairsToObject(await this.#ctx.transport.send(["CONFIG", "GET", name]))[name]
+        ),
+      );
+      if (aof === undefined || rdb === undefined) return null;
+      return { appendonly: aof === "yes", save: rdb.trim() !== "" };
+    } catch (error) {
+      if (error instanceof RedisCommandError) return null;
+      throw error;
+    }
   }
 }

@@ -25,7 +25,14 @@
  */
 import type { NewTask, ScheduleRecord, TaskError, TaskRecord } from "../../core/task.ts";
 import { SkedulrError } from "../../core/errors.ts";
-import type { FireResult, LeaseOwner, StorageEvent } from "../storage.ts";
+import type {
+  ClaimedTask,
+  FireResult,
+  Lease,
+  LeaseOwner,
+  Recovery,
+  StorageEvent,
+} from "../storage.ts";
 import { readEvictionPolicy } from "./eviction.ts";
 import { RedisStorage, type RedisStorageOptions } from "./redis-storage.ts";
 import type { RestTransport } from "./rest-transport.ts";
@@ -119,7 +126,7 @@ export class RestRedisStorage extends RedisStorage {
     max: number,
     owner: LeaseOwner,
     now: number,
-  ): Promise<TaskRecord[]> {
+  ): Promise<ClaimedTask[]> {
     // The event that woke this pool reaches every listener in one synchronous loop; yield
     // once so the listener above has counted it before the check, whatever the order.
     await null;
@@ -180,15 +187,14 @@ export class RestRedisStorage extends RedisStorage {
   }
 
   override async fail(
-    id: string,
-    workerId: string,
+    lease: Lease,
     error: TaskError,
     retryAt: number | null,
     now: number,
   ): Promise<"retrying" | "dead" | null> {
-    const status = await super.fail(id, workerId, error, retryAt, now);
+    const status = await super.fail(lease, error, retryAt, now);
     if (status === "retrying" && retryAt !== null) {
-      this.#echo([{ kind: "delayed", id, runAt: retryAt }]);
+      this.#echo([{ kind: "delayed", id: lease.id, runAt: retryAt }]);
     }
     return status;
   }
@@ -199,9 +205,21 @@ export class RestRedisStorage extends RedisStorage {
     return record;
   }
 
-  override async release(ids: string[], workerId: string, now: number): Promise<number> {
-    const n = await super.release(ids, workerId, now);
+  override async release(leases: Lease[], now: number): Promise<number> {
+    const n = await super.release(leases, now);
     if (n > 0) this.#echo(this.#readyAll());
+    return n;
+  }
+
+  override async releaseClaim(
+    pool: string,
+    owner: LeaseOwner,
+    claimedAt: number,
+    keep: string[],
+    now: number,
+  ): Promise<number> {
+    const n = await super.releaseClaim(pool, owner, claimedAt, keep, now);
+    if (n > 0) this.#echo([{ kind: "ready", pool }]);
     return n;
   }
 
@@ -226,10 +244,11 @@ export class RestRedisStorage extends RedisStorage {
     return n;
   }
 
-  override async recoverExpired(now: number, limit: number): Promise<number> {
-    const n = await super.recoverExpired(now, limit);
-    if (n > 0) this.#echo(this.#readyAll());
-    return n;
+  override async recoverExpired(now: number, limit: number): Promise<Recovery> {
+    const recovery = await super.recoverExpired(now, limit);
+    // Children a cascade queued may be in any pool: every pool this process claims from.
+    if (recovery.recovered > 0 || recovery.cascadesPending) this.#echo(this.#readyAll());
+    return recovery;
   }
 
   override async addSchedule(schedule: ScheduleRecord): Promise<void> {

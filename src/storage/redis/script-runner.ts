@@ -38,16 +38,24 @@ export async function scriptSha(source: string): Promise<string> {
 export class ScriptRunner {
   readonly #transport: RedisTransport;
   readonly #shas = new Map<LuaScript, string>();
+  readonly #flags: boolean;
 
   constructor(transport: RedisTransport) {
     this.#transport = transport;
+    this.#flags = transport.scriptFlags !== false;
   }
 
-  /** The SHA of `script`, computed once. */
+  /** The text sent for `script`: without its flags line when the server takes none. */
+  source(script: LuaScript): string {
+    if (this.#flags || !script.source.startsWith("#!")) return script.source;
+    return script.source.slice(script.source.indexOf("\n") + 1);
+  }
+
+  /** The SHA of `script` as sent, computed once. */
   async sha(script: LuaScript): Promise<string> {
     let sha = this.#shas.get(script);
     if (!sha) {
-      sha = await scriptSha(script.source);
+      sha = await scriptSha(this.source(script));
       this.#shas.set(script, sha);
     }
     return sha;
@@ -63,7 +71,7 @@ export class ScriptRunner {
       if (!isNoScript(error)) throw error;
       return await this.#transport.send([
         "EVAL",
-        script.source,
+        this.source(script),
         String(keys.length),
         ...keys,
         ...args,
@@ -93,7 +101,7 @@ export class ScriptRunner {
     const retry = await this.#transport.pipeline(
       missing.map((i) => {
         const { script, keys, args } = calls[i];
-        return ["EVAL", script.source, String(keys.length), ...keys, ...args];
+        return ["EVAL", this.source(script), String(keys.length), ...keys, ...args];
       }),
     );
     missing.forEach((callIndex, j) => {

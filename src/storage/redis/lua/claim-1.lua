@@ -1,6 +1,7 @@
 --[[
   claim: takes queued tasks under a lease (batched claim), for one or more pools at once.
 
+  FLAGS allow-oom      (runs above maxmemory: a full Redis must not refuse it)
   KEYS[1]  key prefix `<name>:{<tag>}:` (includes/task.lua derives ready:<pool>, leases, ...)
   ARGV     one or more claims of 5 entries each, applied in order:
     ARGV[i]      now (epoch ms)
@@ -16,8 +17,9 @@
   progress cleared, the error of the previous attempt kept, and a lease until now + leaseMs.
 
   Returns one list per claim, in ARGV order, of the claimed tasks, each as the values of
-  CLAIMED_FIELDS (nil for an absent field) with the id in place of status and the new
-  attempt in place of the old: a claimed task is decoded by position (src/storage/redis/
+  CLAIMED_FIELDS (nil for an absent field) with the id in place of status, the new attempt
+  in place of the old, and the claim's token (its claimSeq, which every settle of this
+  attempt must present) in place of progress: a claimed task is decoded by position (src/storage/redis/
   claims.ts keeps the same list), which halves the reply and spares the worker one
   field-name string per value. The fields the claim itself sets (status, pool, startedAt,
   workerId, progress) are not sent back.
@@ -25,12 +27,12 @@
 --- @include "task"
 
 -- Read before the task is marked running; src/storage/redis/claims.ts decodes the reply by
--- position: the id and new attempt replace `status` and `attempt`, progress (cleared by the
--- claim) becomes nil, and the rest are stored values. A queued task has no result,
+-- position: the id, new attempt and token replace `status`, `attempt` and `progress`
+-- (cleared by the claim), and the rest are stored values. A queued task has no result,
 -- finishedAt or cancelReason (only a final status sets them, and resubmit clears them), so
 -- they are not read: each field costs the claim about 0.4 us.
 local CLAIMED_FIELDS = {'status', 'attempt', 'progress', 'type', 'priority', 'payload',
-  'maxRetries', 'error', 'runAt', 'key', 'body'}
+  'maxRetries', 'error', 'runAt', 'key', 'body', 'stalls'}
 
 local function claim(now, pool, max, workerId, leaseUntil)
   local paused = redis.call('HMGET', P .. 'control', 'paused:*', 'paused:' .. pool)
@@ -49,13 +51,13 @@ local function claim(now, pool, max, workerId, leaseUntil)
     local v = redis.call('HMGET', k, unpack(CLAIMED_FIELDS))
     -- Members of ready:<pool> are queued tasks; the check guards against a corrupted set.
     if v[1] == 'queued' then
-      local attempt = tonumber(v[2]) + 1
+      local attempt, token = tonumber(v[2]) + 1, text(claimSeq + i)
       redis.call('HSET', k, 'status', 'running', 'attempt', text(attempt), 'startedAt', now,
-        'workerId', workerId, 'claimSeq', text(claimSeq + i))
+        'workerId', workerId, 'claimSeq', token)
       if v[3] then redis.call('HDEL', k, 'progress') end
       leases[#leases + 1] = leaseUntil
       leases[#leases + 1] = id
-      v[1], v[2], v[3] = id, attempt, false
+      v[1], v[2], v[3] = id, attempt, token
       out[#out + 1] = v
     end
   end

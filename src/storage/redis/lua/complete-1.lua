@@ -1,17 +1,21 @@
 --[[
   complete: ends running attempts in success.
 
+  FLAGS allow-oom      (runs above maxmemory: a full Redis must not refuse it)
   KEYS[1]  key prefix `<name>:{<tag>}:`
   ARGV[1]  history maxAgeMs (row and attempt retention)
   ARGV[2]  history maxCount
-  ARGV[3..] sextuples, one per task, applied in order: id, workerId, now, result JSON,
-           durationMs and the attempt's history entry (AttemptRecord JSON) as the worker
-           built them from its claim, or "" and "" to have them built from the stored task
+  ARGV[3..] septuples, one per task, applied in order: id, workerId, claim token, now,
+           result JSON, durationMs and the attempt's history entry (AttemptRecord JSON) as
+           the worker built them from its claim, or "" and "" to have them built from the
+           stored task
 
-  Per task, only while workerId holds the lease: stores the result, records the attempt
+  Per task, only while workerId holds the lease of that claim (fencing: a settle that
+  arrives after the task was recovered and claimed again changes nothing): stores the result, records the attempt
   (history, duration sample, totals.succeeded), releases the key, settles workflow children
   (conditions met -> queued or scheduled; broken -> cancelled, transitively) and applies
-  row retention. Returns one integer per task: 1 completed, 0 lease not held (no change).
+  row retention. Returns one integer per task: 1 completed (also when this claim already
+  completed it: a retried call whose first reply was lost), 0 lease not held (no change).
 
   A task with no key and no children takes a fast path: the same writes as finish() and
   move() make for running -> succeeded, with the counters summed once per call. Completions
@@ -23,28 +27,28 @@
 RETENTION.maxAgeMs, RETENTION.maxCount = tonumber(ARGV[1]), tonumber(ARGV[2])
 
 local LEASES, FINISHED = P .. 'leases', P .. 'finished'
-local HOT_FIELDS = {'status', 'workerId', 'pool', 'type', 'key', 'children'}
+local HOT_FIELDS = {'status', 'workerId', 'pool', 'type', 'key', 'children', 'claimSeq'}
 local fast, fastByPool = 0, {}
 local out = {}
-for i = 3, #ARGV, 6 do
-  local id, workerId, nowText, result, json = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3],
-    ARGV[i + 5]
+for i = 3, #ARGV, 7 do
+  local id, workerId, token, nowText, result, json = ARGV[i], ARGV[i + 1], ARGV[i + 2],
+    ARGV[i + 3], ARGV[i + 4], ARGV[i + 6]
   local k = tkey(id)
   local v = redis.call('HMGET', k, unpack(HOT_FIELDS))
-  if v[1] == 'running' and v[2] == workerId then
+  if v[1] == 'running' and v[2] == workerId and v[7] == token then
     local now = tonumber(nowText)
     if v[5] or v[6] == '1' or json == '' then
       local t = load(id, RUNNING_FIELDS)
       if json == '' then
         recordAttempt(t, 'succeeded', nil, now)
       else
-        fileAttempt(t.type, json, ARGV[i + 4], now)
+        fileAttempt(t.type, json, ARGV[i + 5], now)
       end
       finish(t, 'succeeded', now, {'result', result})
       bump(P .. 'totals', 'succeeded', 1)
     else
       -- One seq orders the attempt in history and the row among finished rows.
-      local seq = fileAttempt(v[4], json, ARGV[i + 4], now)
+      local seq = fileAttempt(v[4], json, ARGV[i + 5], now)
       redis.call('HSET', k, 'result', result, 'finishedAt', nowText, 'status', 'succeeded')
       defer('ZREM', LEASES, id)
       defer('ZADD', FINISHED, seq, 's' .. id)
@@ -52,6 +56,8 @@ for i = 3, #ARGV, 6 do
       fast = fast + 1
       finishedAny = true
     end
+    out[#out + 1] = 1
+  elseif v[1] == 'succeeded' and v[7] == token then
     out[#out + 1] = 1
   else
     out[#out + 1] = 0

@@ -1,29 +1,37 @@
 --[[
   fail: ends running attempts in failure.
 
+  FLAGS allow-oom      (runs above maxmemory: a full Redis must not refuse it)
   KEYS[1]  key prefix `<name>:{<tag>}:`
   ARGV[1]  history maxAgeMs
   ARGV[2]  history maxCount
-  ARGV[3..] quintuples (id, workerId, now, error JSON, retryAt | ""), one per task, in order
+  ARGV[3..] sextuples (id, workerId, claim token, now, error JSON, retryAt | ""), one per
+           task, in order
 
-  Per task, only while workerId holds the lease: stores the error and counts the failed
+  Per task, only while workerId holds the lease of that claim: stores the error and counts the failed
   attempt. With retryAt the task becomes retrying in the delayed set (history "retrying");
   without, it is dead: dead-letter list, history "dead", key released, children settled.
-  Returns one entry per task: "retrying", "dead", or "" when the lease was not held.
+  Returns one entry per task: "retrying", "dead", or "" when the lease was not held. A call
+  retried after its first reply was lost gets the outcome that first call stored.
 ]]
 --- @include "task"
 
 RETENTION.maxAgeMs, RETENTION.maxCount = tonumber(ARGV[1]), tonumber(ARGV[2])
 
 local out = {}
-for i = 3, #ARGV, 5 do
-  local t = owned(ARGV[i], ARGV[i + 1])
+-- What an earlier call of this claim stored, if one did (the token stays until the next
+-- claim, a recovery or a resubmit).
+local SETTLED = {retrying = 'retrying', queued = 'retrying', dead = 'dead'}
+
+for i = 3, #ARGV, 6 do
+  local t = owned(ARGV[i], ARGV[i + 1], ARGV[i + 2])
   if t then
-    t.error = ARGV[i + 3]
+    t.error = ARGV[i + 4]
     bump(P .. 'totals', 'failedAttempts', 1)
-    out[#out + 1] = failTask(t, num(ARGV[i + 4]), tonumber(ARGV[i + 2]))
+    out[#out + 1] = failTask(t, num(ARGV[i + 5]), tonumber(ARGV[i + 3]))
   else
-    out[#out + 1] = ''
+    local v = redis.call('HMGET', tkey(ARGV[i]), 'status', 'claimSeq')
+    out[#out + 1] = v[2] == ARGV[i + 2] and SETTLED[v[1]] or ''
   end
 end
 return done(out)

@@ -1,6 +1,7 @@
 --[[
   heartbeat: registers or refreshes a live instance.
 
+  FLAGS allow-oom      (runs above maxmemory: a full Redis must not refuse it)
   KEYS[1]  key prefix `<name>:{<tag>}:` (derives instances, instance-info)
   ARGV[1]  instance id
   ARGV[2]  expiresAt = now + ttlMs (epoch ms)

@@ -1,6 +1,7 @@
 --[[
   promoteDue: moves due delayed tasks (scheduled, retrying) to their ready queues.
 
+  FLAGS allow-oom      (runs above maxmemory: a full Redis must not refuse it)
   KEYS[1]  key prefix `<name>:{<tag>}:`
   ARGV[1]  now (epoch ms)
   ARGV[2]  limit

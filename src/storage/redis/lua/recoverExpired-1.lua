@@ -1,17 +1,24 @@
 --[[
-  recoverExpired: returns running tasks whose lease expired (their owner died) to work.
+  recoverExpired: puts running tasks whose lease expired (their worker was lost) back to
+  work, and continues workflow cascades an earlier call left unfinished.
 
+  FLAGS allow-oom      (runs above maxmemory: a full Redis must not refuse it)
   KEYS[1]  key prefix `<name>:{<tag>}:`
   ARGV[1]  now (epoch ms)
-  ARGV[2]  limit
+  ARGV[2]  limit (expired leases per call)
   ARGV[3]  history maxAgeMs
   ARGV[4]  history maxCount
+  ARGV[5]  maxStalls of a task stored without one (DEFAULT_MAX_STALLS in src/core/task.ts)
 
   A lease has expired when leaseUntil < now. Expired tasks are taken in the order they were
-  claimed. The lost attempt counts as a failure (error "lease expired (worker <id> lost)",
-  totals.failedAttempts): with attempts left the task is queued again (history "retrying"),
-  else it is dead (history "dead", dead-letter list, children settled).
-  Returns how many were recovered.
+  claimed. A lost worker is not the task's failure: the attempt is recorded in history as
+  `stalled`, `stalls` grows by one, totals.stalled too, and the task goes back to the front
+  of its queue with its attempt number restored (no retry spent). Past `maxStalls` (in the
+  task's body) the task is dead instead: history "dead", the dead-letter list, children
+  settled, and an error that says it kept losing its worker.
+
+  Returns {recovered, pending}: how many leases were recovered, and 1 when deferred
+  cascades remain (the caller runs this again soon), else 0.
 ]]
 --- @include "task"
 
@@ -25,25 +32,35 @@ local expired = {}
 for _, id in ipairs(ids) do
   local t = load(id)
   if t and t.status == 'running' then
-    t.claimSeq = tonumber(redis.call('HGET', tkey(id), 'claimSeq')) or 0
     expired[#expired + 1] = t
   else
     redis.call('ZREM', P .. 'leases', id)
   end
 end
-table.sort(expired, function(a, b) return a.claimSeq < b.claimSeq end)
+table.sort(expired, function(a, b) return tonumber(a.claimSeq or 0) < tonumber(b.claimSeq or 0) end)
 
 local n = 0
 for i = 1, math.min(limit, #expired) do
   local t = expired[i]
-  t.error = cjson.encode({message = 'lease expired (worker ' .. (t.workerId or '') .. ' lost)'})
-  bump(P .. 'totals', 'failedAttempts', 1)
-  if t.attempt >= t.maxRetries + 1 then
+  local k = tkey(t.id)
+  local v = redis.call('HMGET', k, 'stalls', 'body')
+  local stalls = (tonumber(v[1]) or 0) + 1
+  local maxStalls = tonumber(cjson.decode(v[2]).maxStalls) or tonumber(ARGV[5])
+  local lost = 'lease expired (worker ' .. (t.workerId or '') .. ' lost)'
+  bump(P .. 'totals', 'stalled', 1)
+  if stalls > maxStalls then
+    t.error = cjson.encode({message = lost .. '; the task stalled ' .. stalls ..
+      ' times (maxStalls ' .. maxStalls .. '), so it is dead: it may be killing its workers'})
+    redis.call('HSET', k, 'stalls', text(stalls))
+    redis.call('HDEL', k, 'claimSeq')
     failTask(t, nil, now)
   else
-    recordAttempt(t, 'retrying', t.error, now)
-    move(t, 'queued', now, {'error', t.error})
+    recordAttempt(t, 'stalled', cjson.encode({message = lost}), now)
+    requeue(t, now, {'stalls', text(stalls)})
   end
   n = n + 1
 end
-return done(n)
+
+if redis.call('EXISTS', P .. 'cascades') == 1 then continueCascades(now, 100) end
+local pending = (cascadeHead <= #cascadeQueue or redis.call('EXISTS', P .. 'cascades') == 1)
+return done({n, pending and 1 or 0})

@@ -1,23 +1,25 @@
 --[[
-  release: hands back claimed tasks that never started (graceful shutdown).
+  release: hands back claimed tasks that never started or whose handlers were stopped
+  (graceful shutdown, a lease that ran out on the worker's own clock).
 
+  FLAGS allow-oom      (runs above maxmemory: a full Redis must not refuse it)
   KEYS[1]  key prefix `<name>:{<tag>}:`
   ARGV[1]  now (epoch ms)
   ARGV[2]  workerId
-  ARGV[3..] task ids
+  ARGV[3..] pairs (task id, claim token)
 
-  Each task still held by workerId is queued again at the back of its priority, with its
-  attempt count restored and startedAt cleared. Returns how many were released.
+  Each task still held by that claim is queued again at the front of its priority (the
+  position it had before it ran), with its attempt count restored, startedAt cleared and
+  the claim's token void. Returns how many were released.
 ]]
 --- @include "task"
 
 local now = tonumber(ARGV[1])
 local n = 0
-for i = 3, #ARGV do
-  local t = owned(ARGV[i], ARGV[2])
+for i = 3, #ARGV, 2 do
+  local t = owned(ARGV[i], ARGV[2], ARGV[i + 1])
   if t then
-    redis.call('HDEL', tkey(t.id), 'startedAt')
-    move(t, 'queued', now, {'attempt', t.attempt - 1})
+    requeue(t, now)
     n = n + 1
   end
 end

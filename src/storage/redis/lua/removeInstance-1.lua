@@ -1,6 +1,7 @@
 --[[
   removeInstance: forgets an instance (it shut down).
 
+  FLAGS allow-oom      (runs above maxmemory: a full Redis must not refuse it)
   KEYS[1]  key prefix `<name>:{<tag>}:`
   ARGV[1]  instance id
 

@@ -1,6 +1,7 @@
 --[[
   removeSchedule: deletes a schedule so it never fires again.
 
+  FLAGS allow-oom      (runs above maxmemory: a full Redis must not refuse it)
   KEYS[1]  key prefix `<name>:{<tag>}:`
   ARGV[1]  schedule id
 

@@ -1,6 +1,7 @@
 --[[
   setPaused: pauses or resumes one pool, or every pool.
 
+  FLAGS allow-oom      (runs above maxmemory: a full Redis must not refuse it)
   KEYS[1]  key prefix `<name>:{<tag>}:`
   ARGV[1]  pool, or "" for every pool (the global flag is pool `*`)
   ARGV[2]  "1" pause, "0" resume

@@ -1,6 +1,7 @@
 --[[
   setPoolSize: sets a pool's cluster-wide size.
 
+  FLAGS allow-oom      (runs above maxmemory: a full Redis must not refuse it)
   KEYS[1]  key prefix `<name>:{<tag>}:` (derives control, control-pools)
   ARGV[1]  pool
   ARGV[2]  size, or "" to go back to each instance's configured size

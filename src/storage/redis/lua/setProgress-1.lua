@@ -1,15 +1,17 @@
 --[[
   setProgress: records handler progress while the worker holds the lease.
 
+  FLAGS allow-oom      (runs above maxmemory: a full Redis must not refuse it)
   KEYS[1]  key prefix `<name>:{<tag>}:`
   ARGV[1]  task id
   ARGV[2]  workerId
-  ARGV[3]  progress, already clamped to 0..100 by the caller
+  ARGV[3]  claim token
+  ARGV[4]  progress, already clamped to 0..100 by the caller
 
   Returns 1 when stored, 0 when the lease is not held.
 ]]
 --- @include "task"
 
-if not owned(ARGV[1], ARGV[2]) then return 0 end
-redis.call('HSET', tkey(ARGV[1]), 'progress', ARGV[3])
+if not owned(ARGV[1], ARGV[2], ARGV[3]) then return 0 end
+redis.call('HSET', tkey(ARGV[1]), 'progress', ARGV[4])
 return 1

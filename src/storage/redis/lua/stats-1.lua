@@ -7,10 +7,11 @@
   Returns {
     {status, count, ...}                 every status (from the counts hash)
     {pool, queued, running, ...}         pools that had queued or running work
-    {succeeded, failedAttempts, dead}    totals
+    {succeeded, failedAttempts, dead, stalled}    totals
     {type, {sample, ...}, ...}           duration samples per type (newest first, capped)
   }
-  The figures (mean, median, percentiles) are computed by the caller.
+  The figures (mean, median, percentiles) are computed by the caller. Bounded: the first
+  1000 pools and the first 1000 task types (by first use) are reported.
 ]]
 --- @include "task"
 
@@ -23,15 +24,16 @@ for i, s in ipairs(statuses) do
   counts[#counts + 1] = tonumber(c[i] or '0')
 end
 local pools = {}
-for _, pool in ipairs(redis.call('ZRANGE', P .. 'stat-pools', 0, -1)) do
+for _, pool in ipairs(redis.call('ZRANGE', P .. 'stat-pools', 0, 999)) do
   pools[#pools + 1] = pool
   pools[#pools + 1] = redis.call('ZCARD', P .. 'ready:' .. pool)
   pools[#pools + 1] = tonumber(redis.call('HGET', P .. 'running', pool) or '0')
 end
-local totals = redis.call('HMGET', P .. 'totals', 'succeeded', 'failedAttempts', 'dead')
-for i = 1, 3 do totals[i] = tonumber(totals[i] or '0') end
+local totals = redis.call('HMGET', P .. 'totals', 'succeeded', 'failedAttempts', 'dead',
+  'stalled')
+for i = 1, 4 do totals[i] = tonumber(totals[i] or '0') end
 local durations = {}
-for _, type in ipairs(redis.call('ZRANGE', P .. 'types', 0, -1)) do
+for _, type in ipairs(redis.call('ZRANGE', P .. 'types', 0, 999)) do
   durations[#durations + 1] = type
   durations[#durations + 1] = redis.call('LRANGE', P .. 'durations:' .. type, 0, -1)
 end

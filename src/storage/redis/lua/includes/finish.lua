@@ -2,11 +2,6 @@
   Ending attempts and tasks: history, duration samples, workflow settling, retention, and
   done(), the end of every script that changed tasks. Included by task.lua.
 ]]
-local function jsonString(s)
-  if s == nil then return 'null' end
-  return cjson.encode(s)
-end
-
 -- Scripts that finish tasks set these from their ARGV; the default keeps everything.
 local RETENTION = {maxAgeMs = math.huge, maxCount = math.huge}
 local NOW = 0
@@ -104,9 +99,12 @@ local function pruneFinished(now)
   redis.call('DEL', unpack(dels))
 end
 
+local persistCascades
+
 -- Ends a script that changed tasks: applies retention and writes the summed counters.
 local function done(reply)
   flushDeferred()
+  persistCascades()
   if finishedAny then pruneFinished(NOW) end
   if recorded then trimHistory(NOW) end
   for key, h in pairs(BUMPS) do
@@ -126,9 +124,21 @@ local function outcome(cond, status)
   return nil
 end
 
+-- Workflow cascades. Ending a task settles its waiting children: a met condition queues
+-- (or schedules) a child, a broken one cancels it, which settles its own children, and so
+-- on. A call settles at most CASCADE_BUDGET children, breadth first (no recursion, so no
+-- depth limit); the rest waits in the `cascades` list for continueCascades(). A parent with
+-- unsettled children leaves the finished index meanwhile, so row retention cannot delete
+-- the children list the cascade still reads. Each entry: {parentId, status, offset,
+-- fromList}.
+local CASCADE_BUDGET = 1000
+local cascadeQueue, cascadeHead, cascadeBudget, draining = {}, 1, CASCADE_BUDGET, false
+local INITIAL = {succeeded = 's', dead = 'd', cancelled = 'c'}
+local FROM_INITIAL = {s = 'succeeded', d = 'dead', c = 'cancelled'}
+local drainCascades
+
 -- Ends a task in a final status: releases its key and lease, then settles its workflow
--- children depth-first (a broken condition cancels the child and, through it, its own
--- children). Row retention runs in done().
+-- children (bounded, see above). Row retention runs in done().
 local function finish(t, status, now, fields)
   fields = fields or {}
   fields[#fields + 1] = 'finishedAt'
@@ -139,22 +149,77 @@ local function finish(t, status, now, fields)
   move(t, status, now, fields)
   finishedAny = true
   if now > NOW then NOW = now end
-  if not t.children then return end
-  for _, entry in ipairs(redis.call('LRANGE', P .. 'children:' .. t.id, 0, -1)) do
-    local child = load(string.sub(entry, 2))
-    if child and child.status == 'waiting' then
-      local o = outcome(string.sub(entry, 1, 1), status)
-      if o == 'broken' then
-        finish(child, 'cancelled', now, {'cancelReason', 'parent ' .. t.id .. ' ended ' .. status})
-      elseif o == 'met' and redis.call('HINCRBY', tkey(child.id), 'pending', -1) == 0 then
-        if child.runAt and child.runAt > now then
-          move(child, 'scheduled', now)
-        else
-          move(child, 'queued', now)
-        end
-      end
+  if t.children then cascadeQueue[#cascadeQueue + 1] = {t.id, status, 0, false} end
+  if not draining then drainCascades(now) end
+end
+
+-- Settles one child entry ("<s|f><childId>") of a parent that ended in `status`.
+local function settleChild(entry, parentId, status, now)
+  local child = load(string.sub(entry, 2))
+  if not child or child.status ~= 'waiting' then return end
+  local o = outcome(string.sub(entry, 1, 1), status)
+  if o == 'broken' then
+    finish(child, 'cancelled', now, {'cancelReason', 'parent ' .. parentId .. ' ended ' .. status})
+  elseif o == 'met' and redis.call('HINCRBY', tkey(child.id), 'pending', -1) == 0 then
+    if child.runAt and child.runAt > now then
+      move(child, 'scheduled', now)
+    else
+      move(child, 'queued', now)
     end
   end
+end
+
+drainCascades = function(now)
+  draining = true
+  while cascadeHead <= #cascadeQueue and cascadeBudget > 0 do
+    local e = cascadeQueue[cascadeHead]
+    local want = cascadeBudget
+    local entries = redis.call('LRANGE', P .. 'children:' .. e[1], e[3], e[3] + want - 1)
+    cascadeBudget = cascadeBudget - #entries
+    for _, entry in ipairs(entries) do settleChild(entry, e[1], e[2], now) end
+    if #entries < want then
+      cascadeHead = cascadeHead + 1
+      -- Settled now: a parent taken from the list may be pruned again.
+      if e[4] and e[2] ~= 'dead' then
+        redis.call('ZADD', P .. 'finished', text(nextSeq()), INITIAL[e[2]] .. e[1])
+      end
+    else
+      e[3] = e[3] + #entries
+    end
+  end
+  draining = false
+end
+
+-- Takes up to `limit` deferred cascades from the list and settles what the budget allows.
+local function continueCascades(now, limit)
+  local list = P .. 'cascades'
+  local entries = redis.call('LRANGE', list, 0, limit - 1)
+  if #entries == 0 then return 0 end
+  redis.call('LTRIM', list, #entries, -1)
+  for _, entry in ipairs(entries) do
+    local status, offset, parent = string.match(entry, '^(%a)(%d+):(.*)$')
+    cascadeQueue[#cascadeQueue + 1] = {parent, FROM_INITIAL[status], tonumber(offset), true}
+  end
+  if now > NOW then NOW = now end
+  local before = cascadeBudget
+  drainCascades(now)
+  return before - cascadeBudget
+end
+
+-- Saves the cascades this call could not finish (done() calls it before row retention).
+persistCascades = function()
+  if cascadeHead > #cascadeQueue then return end
+  local list, entries = P .. 'cascades', {}
+  for i = cascadeHead, #cascadeQueue do
+    local e = cascadeQueue[i]
+    entries[#entries + 1] = INITIAL[e[2]] .. text(e[3]) .. ':' .. e[1]
+    if not e[4] and e[2] ~= 'dead' then
+      redis.call('ZREM', P .. 'finished', INITIAL[e[2]] .. e[1])
+    end
+  end
+  callChunked('RPUSH', list, entries)
+  cascadeQueue, cascadeHead = {}, 1
+  publish({kind = 'cascade'})
 end
 
 -- Ends a failed attempt whose error is t.error (JSON; stored here) and which the caller

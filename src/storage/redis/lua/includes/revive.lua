@@ -10,7 +10,7 @@ local function revive(t, now)
     redis.call('HSET', P .. 'keys', t.key, t.id)
   end
   redis.call('HDEL', tkey(t.id), 'error', 'result', 'progress', 'startedAt', 'finishedAt',
-    'cancelReason', 'pending', 'runAt')
+    'cancelReason', 'pending', 'runAt', 'stalls', 'claimSeq')
   t.runAt = nil
   move(t, 'queued', now, {'attempt', 0})
   return 0

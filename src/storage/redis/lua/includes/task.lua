@@ -13,7 +13,9 @@
                              scheduleId, dependsOn, onSuccessOf, onFailureOf), and
                              bookkeeping: order (creation seq), seq (queue/delay position),
                              pending (parents unfinished), children ("1" once it has any),
-                             claimSeq (claim order, for lease recovery)
+                             claimSeq (the running claim's seq: claim order for lease
+                             recovery, and the fencing token every settle must present),
+                             stalls (attempts lost with their worker; absent = 0)
     children:<id>    list    "<s|f><childId>": a waiting child and the outcome it needs
     all              zset    every task, score = order (listings, newest first)
     counts           hash    status -> number of tasks in it
@@ -25,6 +27,8 @@
     finished         zset    succeeded/cancelled tasks in finishing order (row retention),
                              member = status initial (s|c)..id, so pruning reads no row
     keys             hash    dedup key -> id of the unfinished task holding it
+    cascades         list    workflow cascades left for a later call (includes/finish.lua),
+                             "<status initial><offset>:<parentId>"
     seq              string  the one monotonic counter (order, seq, claimSeq, history)
     stat-pools       zset    pools that ever had queued/running work, score = first use
     running          hash    pool -> running count
@@ -134,21 +138,29 @@ end
 
 -- Hash reads cost per field inside Lua, so a running task (complete, fail: the hot path)
 -- loads only what ending an attempt needs; `order` and `seq` are fetched when filing needs
--- them.
+-- them. Lists start with `status`: an absent status means an absent task.
 local RUNNING_FIELDS = {'status', 'workerId', 'type', 'pool', 'attempt', 'startedAt', 'key',
-  'children', 'maxRetries'}
+  'children', 'maxRetries', 'claimSeq'}
 local FIELDS = {'status', 'workerId', 'type', 'pool', 'attempt', 'startedAt', 'key',
-  'children', 'maxRetries', 'priority', 'seq', 'order', 'runAt'}
+  'children', 'maxRetries', 'priority', 'seq', 'order', 'runAt', 'claimSeq'}
+
+local function isOne(v) return v == '1' end
+-- How each loaded field is read; a field not listed stays text (absent: nil).
+local READ = {
+  workerId = str, attempt = tonumber, startedAt = num, key = str, children = isOne,
+  maxRetries = tonumber, priority = num, seq = num, order = num, runAt = num, claimSeq = str,
+}
 
 local function load(id, fields)
-  local v = redis.call('HMGET', tkey(id), unpack(fields or FIELDS))
+  fields = fields or FIELDS
+  local v = redis.call('HMGET', tkey(id), unpack(fields))
   if not v[1] then return nil end
-  return {
-    id = id, status = v[1], workerId = str(v[2]), type = v[3], pool = v[4],
-    attempt = tonumber(v[5]), startedAt = num(v[6]), key = str(v[7]), children = v[8] == '1',
-    maxRetries = tonumber(v[9]), priority = num(v[10]), seq = num(v[11]), order = num(v[12]),
-    runAt = num(v[13]),
-  }
+  local t = {id = id}
+  for i, field in ipairs(fields) do
+    local read = READ[field]
+    if read then t[field] = read(v[i]) else t[field] = str(v[i]) end
+  end
+  return t
 end
 
 -- The fields a filing step needs that a light load skipped.
@@ -158,8 +170,10 @@ local function need(t, field)
 end
 
 -- Files a task where its status lives (the memory store's TaskTable#file). `fields` are
--- more field/value pairs to write in the same HSET.
-local function enter(t, status, now, fields)
+-- more field/value pairs to write in the same HSET. `keepSeq` queues the task at the queue
+-- position it had before it ran (a stalled or handed-back attempt goes back to the front of
+-- its priority), instead of behind everything queued since.
+local function enter(t, status, now, fields, keepSeq)
   local id = t.id
   fields = fields or {}
   fields[#fields + 1] = 'status'
@@ -168,9 +182,11 @@ local function enter(t, status, now, fields)
   bump(P .. 'counts', status, 1)
   if INDEXED[status] then redis.call('ZADD', P .. 'status:' .. status, need(t, 'order'), id) end
   if status == 'queued' then
-    t.seq = nextSeq()
-    fields[#fields + 1] = 'seq'
-    fields[#fields + 1] = t.seq
+    if not (keepSeq and need(t, 'seq')) then
+      t.seq = nextSeq()
+      fields[#fields + 1] = 'seq'
+      fields[#fields + 1] = t.seq
+    end
     redis.call('ZADD', P .. 'ready:' .. t.pool, -need(t, 'priority'), seqMember(t.seq, id))
     usePool(t.pool)
     announceReady(t.pool)
@@ -206,18 +222,32 @@ local function leave(t)
   end
 end
 
-local function move(t, status, now, fields)
+local function move(t, status, now, fields, keepSeq)
   leave(t)
-  enter(t, status, now, fields)
+  enter(t, status, now, fields, keepSeq)
+end
+
+-- Puts a running attempt back in its queue without counting it (handed back, stalled, or
+-- claimed by a call whose reply was lost): its attempt number is restored, it keeps its
+-- queue position, and the claim's token no longer settles it. `fields` are more to write.
+local function requeue(t, now, fields)
+  redis.call('HDEL', tkey(t.id), 'startedAt', 'claimSeq')
+  fields = fields or {}
+  fields[#fields + 1] = 'attempt'
+  fields[#fields + 1] = text(t.attempt - 1)
+  move(t, 'queued', now, fields, true)
 end
 
 -- The task's hash as a flat field/value list, as HGETALL returns it.
 local function record(id) return redis.call('HGETALL', tkey(id)) end
 
--- A task the caller owns: running and claimed by `workerId`.
-local function owned(id, workerId)
+-- A task the caller holds: running, claimed by `workerId` in the claim whose token is
+-- `token` (a late settle of an attempt recovered and claimed again is refused).
+local function owned(id, workerId, token)
   local t = load(id, RUNNING_FIELDS)
-  if t and t.status == 'running' and t.workerId == workerId then return t end
+  if t and t.status == 'running' and t.workerId == workerId and t.claimSeq == token then
+    return t
+  end
   return nil
 end
 

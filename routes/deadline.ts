@@ -1,0 +1,77 @@
+/**
+ * @module deadline — the per-request deadline of the API: a request whose store does not
+ * answer in time gets 503 `storage` with `Retry-After`, instead of hanging until a proxy
+ * or the server's idle timeout drops the connection.
+ *
+ * The clock runs while the route waits on the store, not while the client uploads its
+ * body: `jsonBody` holds it during the read, so a slow upload is never blamed on the store.
+ * Web-standard timers only, so it behaves the same on Bun, Deno and Cloudflare Workers.
+ */
+import type { MiddlewareHandler } from "hono";
+import { type Storage, StorageUnavailableError } from "../src/mod.ts";
+import type { SkedulrEnv } from "./env.ts";
+
+/** The default deadline of an API request: 2 s. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 2_000;
+
+/** How long `/skedulr/healthz` waits for the store's PING: an answer within 1 s, with headroom. */
+export const HEALTH_TIMEOUT_MS = 750;
+
+/** The handle routes get in `c.var.deadline` to stop the clock while the client uploads. */
+export interface Deadline {
+  hold(): void;
+  /** Restarts the full deadline (after the body has been read). */
+  resume(): void;
+}
+
+/** The error a request that ran out of time answers with (503 `storage`). */
+export function deadlineError(ms: number, what = "no answer"): StorageUnavailableError {
+  return new StorageUnavailableError("timeout", `${what} within ${ms} ms`);
+}
+
+/**
+ * Middleware: the rest of the chain must answer within `ms`, else the request fails with
+ * {@link deadlineError}. The handler keeps running in the background; its late result is
+ * dropped (a late submit may still be stored, which is why retries with an id are safe).
+ */
+export function requestDeadline(ms: number): MiddlewareHandler<SkedulrEnv> {
+  return async (c, next) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let done = false;
+    let expire!: (error: Error) => void;
+    const expired = new Promise<never>((_, reject) => (expire = reject));
+    const hold = () => clearTimeout(timer);
+    const resume = () => {
+      hold();
+      if (!done) timer = setTimeout(() => expire(deadlineError(ms)), ms);
+    };
+    c.set("deadline", { hold, resume });
+    resume();
+    try {
+      await Promise.race([next(), expired]);
+    } finally {
+      done = true;
+      hold();
+    }
+  };
+}
+
+/**
+ * Why the store fails a health check, or null when it answered PING within `ms`: a refused
+ * or failed PING, an error it threw, or no answer in time.
+ */
+export async function pingProblem(storage: Storage, ms: number): Promise<string | null> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<string>((resolve) => {
+    timer = setTimeout(() => resolve(deadlineError(ms, "no answer to PING").message), ms);
+  });
+  const ping = storage.ping().then(
+    (up) => up === true ? null : new StorageUnavailableError("unreachable", "PING failed").message,
+    (error) => error instanceof Error ? error.message : String(error),
+  );
+  try {
+    return await Promise.race([ping, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

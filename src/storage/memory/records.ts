@@ -1,0 +1,53 @@
+/**
+ * @module records — the embedded store's rows as the public records: one task, and a page
+ * of the listing (newest first, filtered, with a cursor).
+ */
+import type { TaskRecord } from "../../core/task.ts";
+import { pageLimit, taskMatcher } from "../filter.ts";
+import type { Page, TaskFilter } from "../storage.ts";
+import type { Row, TaskTable } from "./task-table.ts";
+
+/** One page of tasks matching `filter`, newest first. */
+export function listRows(table: TaskTable, filter: TaskFilter): Page<TaskRecord> {
+  const match = taskMatcher<Row>(filter, (row) => row.payloadJson);
+  const limit = pageLimit(filter);
+  const before = filter.cursor ? Number(filter.cursor) : Infinity;
+  const rows = [...table.rows.values()]
+    .filter((row) => row.order < before && match(row))
+    .sort((a, b) => b.order - a.order);
+  const page = rows.slice(0, limit);
+  const next = rows.length > limit ? String(page[page.length - 1].order) : null;
+  return { items: page.map(toRecord), next };
+}
+
+/** The public record, in the documented field order, with its own payload and result. */
+export function toRecord(row: Row): TaskRecord {
+  return {
+    id: row.id,
+    type: row.type,
+    status: row.status,
+    pool: row.pool,
+    priority: row.priority,
+    payload: JSON.parse(row.payloadJson),
+    attempt: row.attempt,
+    maxRetries: row.maxRetries,
+    stalls: row.stalls,
+    maxStalls: row.maxStalls,
+    progress: row.progress,
+    result: JSON.parse(row.resultJson),
+    error: row.error ? { ...row.error } : null,
+    createdAt: row.createdAt,
+    runAt: row.runAt,
+    startedAt: row.startedAt,
+    finishedAt: row.finishedAt,
+    scheduleId: row.scheduleId,
+    dependsOn: [...row.dependsOn],
+    onSuccessOf: row.onSuccessOf,
+    onFailureOf: row.onFailureOf,
+    key: row.key,
+    timeoutMs: row.timeoutMs,
+    backoff: row.backoff,
+    cancelReason: row.cancelReason,
+    workerId: row.workerId,
+  };
+}

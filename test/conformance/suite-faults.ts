@@ -1,0 +1,229 @@
+/**
+ * @module suite-faults — what a worker does when the store fails under it, injected between
+ * the scheduler and each backend (test/helpers/faulty-storage.ts): a lost lease is never the
+ * task's failure, settles survive refused calls and lost replies, a lost claim reply strands
+ * nothing, and a stall shorter than the lease aborts nothing.
+ */
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { harness, type StorageFactory } from "./harness.ts";
+import { Faults } from "../helpers/faulty-storage.ts";
+import { gate } from "../helpers/wait.ts";
+import type { Harness } from "./harness.ts";
+
+/** Statuses of a task's attempts in history, oldest first. */
+async function attempts(h: Harness, id: string): Promise<string[]> {
+  const { items } = await h.s.history({ limit: 100 });
+  return items.filter((a) => a.taskId === id).map((a) => a.status).reverse();
+}
+
+/** A handler that runs until its signal aborts, recording why; later runs return "done". */
+function stallingFirst(h: Harness, runs: { n: number; aborts: string[] }, every = false) {
+  h.s.register("slow", async (_p, ctx) => {
+    runs.n++;
+    if (runs.n > 1 && !every) return "done";
+    await new Promise((_, reject) =>
+      ctx.signal.addEventListener("abort", () => {
+        runs.aborts.push((ctx.signal.reason as { kind: string }).kind);
+        reject(ctx.signal.reason);
+      })
+    );
+  });
+}
+
+export function faultsSuite(backend: string, factory: StorageFactory): void {
+  describe(`${backend}: storage faults under a worker`, () => {
+    it("a worker that cannot renew stops at its lease's end; the task runs again, no retry spent (stalled)", async () => {
+      const faults = new Faults();
+      const h = await harness(factory, { faults, leaseMs: 3_000 });
+      try {
+        const runs = { n: 0, aborts: [] as string[] };
+        stallingFirst(h, runs);
+        const id = await h.s.submit({ type: "slow" }); // maxRetries 0: a failure would be final
+        await h.until(id, "running");
+        faults.inject("renewLeases", "reject").inject("release", "reject");
+        await h.clock.advance(2_900);
+        assert.deepEqual(runs.aborts, [], "nothing aborted before the lease's end");
+        await h.clock.advance(200);
+        assert.deepEqual(runs.aborts, ["lease-expired"], "stopped by its own clock");
+        const t = await h.eventually(async () => {
+          await h.clock.advance(500);
+          const t = await h.s.get(id);
+          return t?.status === "succeeded" ? t : null;
+        }, "the second run");
+        assert.equal(runs.n, 2);
+        assert.equal(t.attempt, 1, "the lost attempt was not counted");
+        assert.equal(t.stalls, 1);
+        assert.deepEqual(await attempts(h, id), ["stalled", "succeeded"]);
+        const { totals } = await h.s.stats();
+        assert.equal(totals.failedAttempts, 0);
+        assert.equal(totals.stalled, 1);
+        assert.equal(totals.dead, 0);
+      } finally {
+        await h.close();
+      }
+    });
+
+    it("past maxStalls a task that keeps losing its worker is dead, with an error that says so", async () => {
+      const faults = new Faults();
+      const h = await harness(factory, { faults, leaseMs: 3_000 });
+      try {
+        const runs = { n: 0, aborts: [] as string[] };
+        stallingFirst(h, runs, true);
+        faults.inject("renewLeases", "reject").inject("release", "reject");
+        const id = await h.s.submit({ type: "slow", maxStalls: 1, maxRetries: 5 });
+        const t = await h.eventually(async () => {
+          await h.clock.advance(500);
+          const t = await h.s.get(id);
+          return t?.status === "dead" ? t : null;
+        }, "dead");
+        assert.equal(runs.n, 2);
+        assert.equal(t.stalls, 2);
+        assert.match(t.error!.message, /stalled 2 times \(maxStalls 1\)/);
+        assert.deepEqual(await attempts(h, id), ["stalled", "dead"]);
+        assert.deepEqual((await h.s.deadLetters()).items.map((x) => x.id), [id]);
+      } finally {
+        await h.close();
+      }
+    });
+
+    it("a completion whose reply was lost is retried and stored once", async () => {
+      const faults = new Faults();
+      const h = await harness(factory, { faults });
+      try {
+        let runs = 0;
+        h.s.register("t", () => ++runs);
+        faults.inject("complete", "lose-reply", 1);
+        const id = await h.s.submit({ type: "t" });
+        const t = await h.eventually(async () => {
+          await h.clock.advance(100);
+          const t = await h.s.get(id);
+          return t?.status === "succeeded" ? t : null;
+        }, "succeeded");
+        assert.equal(runs, 1);
+        assert.equal(t.result, 1);
+        assert.deepEqual(faults.applied, ["complete:lose-reply"]);
+        assert.equal(faults.reached.get("complete"), 2, "tried again after the lost reply");
+        assert.deepEqual(await attempts(h, id), ["succeeded"]);
+        assert.equal((await h.s.stats()).totals.succeeded, 1);
+      } finally {
+        await h.close();
+      }
+    });
+
+    it("a failure refused while the store is unreachable is retried until it answers", async () => {
+      const faults = new Faults();
+      const h = await harness(factory, { faults });
+      try {
+        let runs = 0;
+        h.s.register("flaky", () => {
+          if (++runs === 1) throw new Error("first attempt fails");
+          return "ok";
+        });
+        faults.inject("fail", "reject", 3);
+        const id = await h.s.submit({
+          type: "flaky",
+          maxRetries: 1,
+          backoff: { type: "fixed", delay: "1s" },
+        });
+        const t = await h.eventually(async () => {
+          await h.clock.advance(200);
+          const t = await h.s.get(id);
+          return t?.status === "succeeded" ? t : null;
+        }, "succeeded on the retry");
+        assert.equal(runs, 2);
+        assert.equal(t.attempt, 2);
+        assert.deepEqual(faults.applied, ["fail:reject", "fail:reject", "fail:reject"]);
+        assert.deepEqual(await attempts(h, id), ["retrying", "succeeded"]);
+        assert.equal((await h.s.stats()).totals.failedAttempts, 1);
+      } finally {
+        await h.close();
+      }
+    });
+
+    it("a claim whose reply was lost strands nothing: its tasks are handed back at once", async () => {
+      const faults = new Faults();
+      const h = await harness(factory, { faults }); // the default 30 s lease
+      try {
+        let runs = 0;
+        h.s.register("t", () => ++runs);
+        faults.inject("claim", "lose-reply", 1);
+        const id = await h.s.submit({ type: "t" });
+        const t = await h.eventually(async () => {
+          await h.clock.advance(100);
+          const t = await h.s.get(id);
+          return t?.status === "succeeded" ? t : null;
+        }, "succeeded");
+        assert.ok(h.clock.now() - t.createdAt < 5_000, "long before the lost claim's lease ended");
+        assert.equal(runs, 1);
+        assert.equal(t.attempt, 1);
+        assert.equal(t.stalls, 0);
+        assert.deepEqual(await attempts(h, id), ["succeeded"]);
+      } finally {
+        await h.close();
+      }
+    });
+
+    it("renewals held up for less than a lease abort nothing", async () => {
+      const faults = new Faults();
+      const h = await harness(factory, { faults, leaseMs: 3_000 });
+      try {
+        const release = gate();
+        const aborts: string[] = [];
+        h.s.register("long", async (_p, ctx) => {
+          ctx.signal.addEventListener("abort", () => aborts.push(String(ctx.signal.reason)));
+          await release.promise;
+          return "finished";
+        });
+        const id = await h.s.submit({ type: "long" });
+        await h.until(id, "running");
+        faults.inject("renewLeases", "hang");
+        await h.clock.advance(2_000);
+        assert.equal(faults.reached.get("renewLeases") ?? 0, 0, "the renewal is held");
+        faults.heal(); // the store answers again: the held renewal goes through, late
+        await h.eventually(() => faults.reached.get("renewLeases"), "the held renewal");
+        await h.clock.advance(2_000);
+        release.open();
+        const t = await h.until(id, "succeeded");
+        assert.deepEqual(aborts, []);
+        assert.equal(t.result, "finished");
+        assert.equal(t.stalls, 0);
+      } finally {
+        await h.close();
+      }
+    });
+
+    it("fencing: a settle of an earlier claim is refused, even from the same worker", async () => {
+      const h = await harness(factory, { start: false });
+      try {
+        const owner = { workerId: "w1", leaseMs: 1_000 };
+        const now = h.clock.now();
+        const [first, second] = [await h.s.submit({ type: "t" }), await h.s.submit({ type: "t" })];
+        const [a] = await h.storage.claim("default", 1, owner, now);
+        assert.equal(a.id, first);
+        assert.deepEqual(await h.storage.recoverExpired(now + 1_001, 10), {
+          recovered: 1,
+          cascadesPending: false,
+        });
+        const again = await h.storage.claim("default", 2, owner, now + 1_002);
+        assert.deepEqual(again.map((t) => t.id), [first, second], "back ahead of later work");
+        const b = again[0];
+        assert.notEqual(b.token, a.token);
+        const late = { id: a.id, workerId: "w1", token: a.token };
+        const fresh = { id: b.id, workerId: "w1", token: b.token };
+        assert.equal(await h.storage.complete(late, "late", now + 1_003), false);
+        assert.equal(await h.storage.fail(late, { message: "late" }, null, now + 1_003), null);
+        assert.equal(await h.storage.setProgress(late, 50), false);
+        assert.deepEqual(await h.storage.renewLeases([late], 1_000, now + 1_003), [first]);
+        assert.equal(await h.storage.release([late], now + 1_003), 0);
+        assert.equal(await h.storage.complete(fresh, "fresh", now + 1_004), true);
+        const t = (await h.s.get(first))!;
+        assert.equal(t.result, "fresh");
+        assert.equal(t.attempt, 1);
+        assert.equal(t.stalls, 1);
+      } finally {
+        await h.close();
+      }
+    });
+  });
+}

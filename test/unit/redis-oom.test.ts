@@ -1,0 +1,70 @@
+/**
+ * A full Redis (maxmemory reached, noeviction) refuses new work but never the transitions
+ * that finish work: they are declared `allow-oom` (scripts/gen-lua.ts turns a script's
+ * FLAGS header line into its Redis 7 shebang). Own redis-server, own prefix.
+ */
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { RedisStorage } from "../../src/storage/redis/redis-storage.ts";
+import { connectRedisTcp } from "../../src/adapters/redis-tcp.ts";
+import { StorageUnavailableError } from "../../src/core/errors.ts";
+import { type RedisServerHandle, startRedisServer, uniquePrefix } from "../helpers/redis-server.ts";
+import { leaseOf, newTask } from "../helpers/new-task.ts";
+import type { RedisTransport } from "../../src/storage/redis/transport.ts";
+
+const T0 = Date.UTC(2026, 0, 5, 8);
+
+describe("redis store at maxmemory", () => {
+  let server: RedisServerHandle;
+  let admin: RedisTransport;
+  let s: RedisStorage;
+  before(async () => {
+    server = await startRedisServer();
+    admin = connectRedisTcp(server.url);
+    s = new RedisStorage({ transport: connectRedisTcp(server.url), prefix: uniquePrefix("oom") });
+    await s.init();
+  });
+  after(async () => {
+    await s.close();
+    await admin.close();
+    await server.stop();
+  });
+
+  it("refuses submits with a `full` fault, and still completes, fails, renews, releases, recovers and cancels", async () => {
+    const owner = { workerId: "w", leaseMs: 1_000 };
+    const ids = ["a", "b", "c", "d", "e", "f"];
+    await s.enqueue(ids.map((id) => newTask(id, T0, { maxRetries: id === "b" ? 1 : 0 })), T0);
+    const claimed = await s.claim("default", 5, owner, T0);
+    const [a, b, c, d, e] = claimed;
+    await admin.send(["CONFIG", "SET", "maxmemory", "1"]);
+    try {
+      await assert.rejects(
+        s.enqueue([newTask("new", T0)], T0),
+        (error: unknown) =>
+          error instanceof StorageUnavailableError && error.fault === "full" &&
+          /full/.test(error.message),
+      );
+      assert.equal(await s.complete(leaseOf(a, "w"), { ok: 1 }, T0 + 1), true);
+      assert.equal(await s.fail(leaseOf(b, "w"), { message: "x" }, T0 + 500, T0 + 1), "retrying");
+      assert.deepEqual(await s.renewLeases([leaseOf(c, "w")], 1_000, T0 + 900), []);
+      assert.equal(await s.setProgress(leaseOf(c, "w"), 40), true);
+      assert.equal(await s.release([leaseOf(d, "w")], T0 + 3), 1);
+      assert.equal((await s.cancel("f", "stop", T0 + 4)).status, "cancelled");
+      // e's lease runs out: recovery puts it back (stalled), c's was renewed.
+      assert.deepEqual(await s.recoverExpired(T0 + 1_500, 10), {
+        recovered: 1,
+        cascadesPending: false,
+      });
+      assert.equal(await s.promoteDue(T0 + 600, 10), 1, "b's retry is promoted");
+      const again = await s.claim("default", 10, owner, T0 + 1_600);
+      assert.deepEqual(again.map((t) => t.id).sort(), ["b", "d", "e"]);
+      assert.equal((await s.get("e"))?.stalls, 1);
+      assert.equal((await s.get("a"))?.status, "succeeded");
+    } finally {
+      await admin.send(["CONFIG", "SET", "maxmemory", "0"]);
+    }
+    assert.equal(e.id, "e");
+    const [stored] = await s.enqueue([newTask("new", T0)], T0);
+    assert.equal(stored.status, "queued", "submits work again once there is room");
+  });
+});
