@@ -14,7 +14,7 @@ import type { AttemptRecord, TaskRecord } from "../core/task.ts";
 import type { Storage, StorageEvent } from "../storage/storage.ts";
 import type { Logger } from "./middleware.ts";
 import type { HandlerEntry } from "./pool.ts";
-import { withRetries } from "./retry.ts";
+import { retryAfter, type RetryOptions } from "./retry.ts";
 import type { Attempt, AttemptOutcome } from "./runner.ts";
 
 /** Least time a settle keeps trying through storage faults. */
@@ -25,47 +25,50 @@ export interface OutcomeDeps {
   clock: Clock;
   logger: Logger;
   leaseMs: number;
-  /** Reports a stored outcome (only called while somebody listens). */
-  report(status: AttemptRecord["status"], error: unknown): void;
+  /** Reports a stored outcome of an attempt that ended at `endedAt` (while somebody listens). */
+  report(
+    task: TaskRecord,
+    attempt: Attempt,
+    status: AttemptRecord["status"],
+    error: unknown,
+    endedAt: number,
+  ): void;
   /** Reacts locally to a change this process made (a retry arms the wheel). */
   notify(event: StorageEvent): void;
 }
 
-/** Stores `outcome` of `attempt` on `task`. Never rejects for a storage fault. */
+/**
+ * Stores `outcome` of `attempt` on `task`, which ended at `now`. Never rejects for a
+ * storage fault.
+ */
 export async function storeOutcome(
   deps: OutcomeDeps,
   task: TaskRecord,
   attempt: Attempt,
   outcome: AttemptOutcome,
   entry: HandlerEntry | undefined,
+  now: number,
 ): Promise<void> {
-  const { storage, clock } = deps;
-  const now = clock.now();
-  const patience = Math.max(2 * deps.leaseMs, MIN_SETTLE_PATIENCE_MS);
-  const retried = <T>(what: string, call: () => Promise<T>) =>
-    withRetries(call, {
-      clock,
-      logger: deps.logger,
-      what: `${what} task ${task.id}`,
-      until: () => now + patience,
-    });
+  const { storage } = deps;
+  // The first try is a plain call: retries (and their options) only after a storage fault.
+  const stored = <T>(what: string, call: () => Promise<T>) =>
+    call().catch((error) => retryAfter(error, call, () => retrying(deps, what, task.id, now)));
   if (outcome.ok) {
-    const done = await retried(
-      "completing",
-      () => storage.complete(attempt.lease, outcome.result, now),
-    );
-    if (done) deps.report("succeeded", null);
+    const complete = () => storage.complete(attempt.lease, outcome.result, now);
+    if (await stored("completing", complete)) {
+      deps.report(task, attempt, "succeeded", null, now);
+    }
     return;
   }
   const kind = outcome.aborted?.kind;
   if (kind === "lease-expired") {
     // Stopped by this worker's clock: hand the task back unless a peer took it meanwhile.
-    await retried("handing back", () => storage.release([attempt.lease], clock.now()));
+    await stored("handing back", () => storage.release([attempt.lease], deps.clock.now()));
     return;
   }
   if (kind === "cancelled" || kind === "lease-lost" || kind === "shutdown") {
     // Storage already decided (cancelled, recovered elsewhere, or handed back at shutdown).
-    if (kind === "cancelled") deps.report("cancelled", outcome.error);
+    if (kind === "cancelled") deps.report(task, attempt, "cancelled", outcome.error, now);
     return;
   }
   const error = toErrorInfo(outcome.error);
@@ -77,7 +80,13 @@ export async function storeOutcome(
     // A back-off function from code may return anything: NaN or Infinity is no delay.
     retryAt = now + (Number.isFinite(delay) ? Math.min(Math.max(0, delay), MAX_DURATION_MS) : 0);
   }
-  const status = await retried("failing", () => storage.fail(attempt.lease, error, retryAt, now));
+  const status = await stored("failing", () => storage.fail(attempt.lease, error, retryAt, now));
   if (status === "retrying") deps.notify({ kind: "delayed", id: task.id, runAt: retryAt! });
-  if (status) deps.report(status, outcome.error);
+  if (status) deps.report(task, attempt, status, outcome.error, now);
+}
+
+/** How a settle keeps trying: at least a minute, twice the lease when that is longer. */
+function retrying(deps: OutcomeDeps, what: string, id: string, since: number): RetryOptions {
+  const until = since + Math.max(2 * deps.leaseMs, MIN_SETTLE_PATIENCE_MS);
+  return { clock: deps.clock, logger: deps.logger, what: `${what} task ${id}`, until: () => until };
 }

@@ -8,11 +8,11 @@
  */
 import type { Clock } from "../core/clock.ts";
 import { isStorageFault, toErrorInfo } from "../core/errors.ts";
-import type { AttemptRecord } from "../core/task.ts";
+import type { AttemptRecord, TaskRecord } from "../core/task.ts";
 import type { BackoffFn } from "../core/backoff.ts";
 import type { ClaimedTask, Storage, StorageEvent } from "../storage/storage.ts";
 import { compose, type Handler, type Logger, type Middleware } from "./middleware.ts";
-import { storeOutcome } from "./outcome.ts";
+import { type OutcomeDeps, storeOutcome } from "./outcome.ts";
 import { withRetries } from "./retry.ts";
 import { AbortReason, Attempt, runAttempt } from "./runner.ts";
 
@@ -83,11 +83,37 @@ export class WorkerPool {
   /** The wait before the next claim after failed ones; 0 while claims succeed. */
   #claimRetryMs = 0;
   #claimRetry: unknown;
+  readonly #outcomes: OutcomeDeps;
 
   constructor(name: string, size: number, deps: PoolDeps) {
     this.name = name;
     this.configuredSize = size;
     this.#deps = deps;
+    this.#outcomes = { ...deps, report: (...a) => this.#report(...a) };
+  }
+
+  /** Publishes a finished attempt this process ran, while somebody listens. */
+  #report(
+    task: TaskRecord,
+    attempt: Attempt,
+    status: AttemptRecord["status"],
+    error: unknown,
+    endedAt: number,
+  ): void {
+    if (!this.#deps.wantsAttempts()) return;
+    const startedAt = task.startedAt ?? endedAt;
+    this.#deps.onAttempt({
+      taskId: task.id,
+      type: task.type,
+      pool: task.pool,
+      attempt: task.attempt,
+      status,
+      error: error === null ? null : toErrorInfo(error),
+      startedAt,
+      finishedAt: endedAt,
+      durationMs: Math.max(0, endedAt - startedAt),
+      workerId: attempt.lease.workerId,
+    });
   }
 
   get size(): number {
@@ -286,23 +312,7 @@ export class WorkerPool {
     });
     attempt.ended = true;
     ended();
-    const now = clock.now();
-    const report = (status: AttemptRecord["status"], error: unknown) => {
-      if (!this.#deps.wantsAttempts()) return;
-      this.#deps.onAttempt({
-        taskId: task.id,
-        type: task.type,
-        pool: task.pool,
-        attempt: task.attempt,
-        status,
-        error: error === null ? null : toErrorInfo(error),
-        startedAt: task.startedAt ?? now,
-        finishedAt: now,
-        durationMs: Math.max(0, now - (task.startedAt ?? now)),
-        workerId: attempt.lease.workerId,
-      });
-    };
-    await storeOutcome({ ...this.#deps, report }, task, attempt, outcome, entry);
+    await storeOutcome(this.#outcomes, task, attempt, outcome, entry, clock.now());
   }
 }
 

@@ -26,28 +26,43 @@ export interface RetryOptions {
  * Runs `call` until it answers, retrying storage faults with jittered exponential back-off
  * (50 ms up to 2 s). Resolves with the answer, or `undefined` once `until()` has passed.
  */
-export async function withRetries<T>(
+export function withRetries<T>(
   call: () => Promise<T>,
   o: RetryOptions,
 ): Promise<T | undefined> {
+  return call().catch((error) => retryAfter(error, call, () => o));
+}
+
+/**
+ * The rest of {@link withRetries} once the first try failed with `error`. The options are
+ * made only then, so the common path (a store that answers) allocates nothing for them.
+ */
+export async function retryAfter<T>(
+  error: unknown,
+  call: () => Promise<T>,
+  options: () => RetryOptions,
+): Promise<T | undefined> {
+  if (!isStorageFault(error)) throw error;
+  const o = options();
+  o.logger.warn(`${o.what}: retrying`, { error: error.message });
   let delay = FIRST_DELAY_MS;
-  for (let tries = 1;; tries++) {
+  for (let tries = 2;; tries++) {
+    const left = o.until() - o.clock.now();
+    if (left <= 0) {
+      o.logger.error(`${o.what}: gave up after ${tries - 1} tries`, {
+        error: (error as Error).message,
+      });
+      return undefined;
+    }
+    await sleep(o.clock, Math.min(delay * (0.8 + 0.4 * Math.random()), left));
+    delay = Math.min(MAX_DELAY_MS, delay * 2);
     try {
       const answer = await call();
-      if (tries > 1) o.logger.info(`${o.what}: stored after ${tries} tries`);
+      o.logger.info(`${o.what}: stored after ${tries} tries`);
       return answer;
-    } catch (error) {
-      if (!isStorageFault(error)) throw error;
-      if (o.clock.now() >= o.until()) {
-        o.logger.error(`${o.what}: gave up after ${tries} tries`, { error: error.message });
-        return undefined;
-      }
-      if (tries === 1) o.logger.warn(`${o.what}: retrying`, { error: error.message });
-      await sleep(
-        o.clock,
-        Math.min(delay * (0.8 + 0.4 * Math.random()), o.until() - o.clock.now()),
-      );
-      delay = Math.min(MAX_DELAY_MS, delay * 2);
+    } catch (again) {
+      if (!isStorageFault(again)) throw again;
+      error = again;
     }
   }
 }
