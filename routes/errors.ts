@@ -38,6 +38,9 @@ const STATUS: Record<ApiErrorCode, ContentfulStatusCode> = {
   internal: 500,
 };
 
+/** Every error code the API answers with (docs/CONTRACT.md lists the same). */
+export const API_ERROR_CODES = Object.keys(STATUS) as ApiErrorCode[];
+
 /** The HTTP status for an error code (500 for a code this table does not know). */
 export function httpStatus(code: string): ContentfulStatusCode {
   return STATUS[code as ApiErrorCode] ?? 500;

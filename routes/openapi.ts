@@ -184,7 +184,7 @@ export function openApiDocument(options: { version: string; secured: boolean }):
           "200": ok(
             "A page",
             obj({
-              attempts: { type: "array", items: { type: "object" } },
+              attempts: { type: "array", items: ref("Attempt") },
               next: nullable("string"),
             }),
           ),

@@ -1,0 +1,79 @@
+/**
+ * docs/CONTRACT.md, the contract sheet, against what the API really answers and what its
+ * OpenAPI document says: task and attempt statuses, error codes with their HTTP status, and
+ * the fields of a task record, an attempt record and the stats totals.
+ */
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { ALL_STATUSES } from "../../src/mod.ts";
+import { ATTEMPT_STATUSES } from "../../routes/schemas.ts";
+import { API_ERROR_CODES, httpStatus } from "../../routes/errors.ts";
+import { type ApiFixture, apiFixture } from "../helpers/api-app.ts";
+
+// Tests run from the repository root (scripts/test.sh).
+const sheet = readFileSync("docs/CONTRACT.md", "utf8");
+
+/** The rows of the first table under heading `title`, as arrays of cells. */
+function table(title: string): string[][] {
+  const section = sheet.split(/^## /m).find((s) => s.startsWith(title));
+  assert.ok(section, `docs/CONTRACT.md has a section "${title}"`);
+  return section.split("\n").filter((l) => l.startsWith("|")).slice(2)
+    .map((l) => l.split("|").slice(1, -1).map((c) => c.trim()));
+}
+
+/** The first `code` of a cell. */
+const name = (cell: string) => /`([^`]+)`/.exec(cell)?.[1] ?? "";
+/** The fields named in the "Answer fields" row whose first cell starts with `answer`. */
+function fields(answer: string): string[] {
+  const row = table("Answer fields").find((r) => r[0].startsWith(answer));
+  assert.ok(row, `an "Answer fields" row for ${answer}`);
+  return [...row[1].matchAll(/`([^`]+)`/g)].map((m) => m[1]);
+}
+const sorted = (xs: Iterable<string>) => [...xs].sort();
+
+describe("the contract sheet (docs/CONTRACT.md)", () => {
+  let f: ApiFixture;
+  let doc: { components: { schemas: Record<string, { properties: Record<string, unknown> }> } };
+  before(async () => {
+    f = await apiFixture({ handlers: { ok: () => "done" } });
+    doc = (await f.call("GET", "/skedulr/api/openapi.json")).body;
+  });
+  after(() => f.close());
+
+  it("lists every task status and every attempt status, and no other", () => {
+    assert.deepEqual(sorted(table("Task statuses").map((r) => name(r[0]))), sorted(ALL_STATUSES));
+    assert.deepEqual(
+      sorted(table("Attempt statuses").map((r) => name(r[0]))),
+      sorted(ATTEMPT_STATUSES),
+    );
+  });
+
+  it("lists every error code with the HTTP status the API answers it with", () => {
+    const rows = table("Error codes");
+    assert.deepEqual(sorted(rows.map((r) => name(r[0]))), sorted(API_ERROR_CODES));
+    for (const [code, status] of rows) assert.equal(Number(status), httpStatus(name(code)), code);
+  });
+
+  it("names the fields of a task record, an attempt and the totals as the API answers them", async () => {
+    const { body } = await f.call("POST", "/skedulr/api/tasks", { type: "ok" });
+    await f.until(body.id, "succeeded");
+    const record = (await f.call("GET", `/skedulr/api/tasks/${body.id}`)).body;
+    assert.deepEqual(sorted(fields("task record")), sorted(Object.keys(record)));
+    assert.deepEqual(
+      sorted(Object.keys(doc.components.schemas.Task.properties)),
+      sorted(Object.keys(record)),
+      "the OpenAPI Task schema",
+    );
+    const attempt = (await f.call("GET", "/skedulr/api/history")).body.attempts[0];
+    assert.deepEqual(sorted(fields("attempt record")), sorted(Object.keys(attempt)));
+    assert.deepEqual(
+      sorted(Object.keys(doc.components.schemas.Attempt.properties)),
+      sorted(Object.keys(attempt)),
+      "the OpenAPI Attempt schema",
+    );
+    const totals = (await f.call("GET", "/skedulr/api/stats")).body.totals;
+    const stats = fields("`GET /stats`");
+    for (const key of Object.keys(totals)) assert.ok(stats.includes(key), `totals.${key} listed`);
+  });
+});
