@@ -90,3 +90,26 @@ function retrying(deps: OutcomeDeps, what: string, id: string, since: number): R
   const until = since + Math.max(2 * deps.leaseMs, MIN_SETTLE_PATIENCE_MS);
   return { clock: deps.clock, logger: deps.logger, what: `${what} task ${id}`, until: () => until };
 }
+
+/** The history record of an attempt this process ran, as `onResult` listeners get it. */
+export function attemptRecord(
+  task: TaskRecord,
+  attempt: Attempt,
+  status: AttemptRecord["status"],
+  error: unknown,
+  endedAt: number,
+): AttemptRecord {
+  const startedAt = task.startedAt ?? endedAt;
+  return {
+    taskId: task.id,
+    type: task.type,
+    pool: task.pool,
+    attempt: task.attempt,
+    status,
+    error: error === null ? null : toErrorInfo(error),
+    startedAt,
+    finishedAt: endedAt,
+    durationMs: Math.max(0, endedAt - startedAt),
+    workerId: attempt.lease.workerId,
+  };
+}

@@ -8,11 +8,11 @@
  */
 import type { Clock } from "../core/clock.ts";
 import { isStorageFault, toErrorInfo } from "../core/errors.ts";
-import type { AttemptRecord, TaskRecord } from "../core/task.ts";
+import type { AttemptRecord } from "../core/task.ts";
 import type { BackoffFn } from "../core/backoff.ts";
 import type { ClaimedTask, Storage, StorageEvent } from "../storage/storage.ts";
 import { compose, type Handler, type Logger, type Middleware } from "./middleware.ts";
-import { type OutcomeDeps, storeOutcome } from "./outcome.ts";
+import { attemptRecord, type OutcomeDeps, storeOutcome } from "./outcome.ts";
 import { withRetries } from "./retry.ts";
 import { AbortReason, Attempt, runAttempt } from "./runner.ts";
 
@@ -89,31 +89,12 @@ export class WorkerPool {
     this.name = name;
     this.configuredSize = size;
     this.#deps = deps;
-    this.#outcomes = { ...deps, report: (...a) => this.#report(...a) };
-  }
-
-  /** Publishes a finished attempt this process ran, while somebody listens. */
-  #report(
-    task: TaskRecord,
-    attempt: Attempt,
-    status: AttemptRecord["status"],
-    error: unknown,
-    endedAt: number,
-  ): void {
-    if (!this.#deps.wantsAttempts()) return;
-    const startedAt = task.startedAt ?? endedAt;
-    this.#deps.onAttempt({
-      taskId: task.id,
-      type: task.type,
-      pool: task.pool,
-      attempt: task.attempt,
-      status,
-      error: error === null ? null : toErrorInfo(error),
-      startedAt,
-      finishedAt: endedAt,
-      durationMs: Math.max(0, endedAt - startedAt),
-      workerId: attempt.lease.workerId,
-    });
+    this.#outcomes = {
+      ...deps,
+      report: (...a) => {
+        if (deps.wantsAttempts()) deps.onAttempt(attemptRecord(...a));
+      },
+    };
   }
 
   get size(): number {

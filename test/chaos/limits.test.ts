@@ -8,17 +8,7 @@ import assert from "node:assert/strict";
 import type { RedisTransport } from "../../src/storage/redis/transport.ts";
 import { report, tally } from "../helpers/chaos-evidence.ts";
 import { call, until, withChaos } from "./chaos-cluster.ts";
-
-const ALL_STATUSES = [
-  "scheduled",
-  "waiting",
-  "queued",
-  "running",
-  "retrying",
-  "succeeded",
-  "dead",
-  "cancelled",
-];
+import { ALL_STATUSES } from "../../src/core/task.ts";
 
 /** status → number of `task:*` rows in it, found with SCAN (the throwaway Redis only). */
 async function rowsByStatus(redis: RedisTransport, prefix: string): Promise<Map<string, number>> {
