@@ -14,6 +14,9 @@ export type StorageFactory = (
   options?: { maxUnfinished?: number; history?: { maxAgeMs?: number; maxCount?: number } },
 ) => Promise<{ storage: Storage; dispose(): Promise<void> }>;
 
+/** Event-loop turns a storage call may stay in flight before the harness gives up. */
+const QUIESCE_TURNS = 10_000;
+
 /** 2026-01-05 08:00:00 UTC, a Monday. */
 export const T0 = Date.UTC(2026, 0, 5, 8, 0, 0);
 
@@ -54,7 +57,14 @@ export async function harness(
   // backend's latency: no storage call in flight across two macrotask turns.
   clock.quiesce = async () => {
     let quiet = 0;
-    for (let turns = 0; quiet < 2 && turns < 10_000; turns++) {
+    for (let turns = 0; quiet < 2; turns++) {
+      // A call that never settles would let time move on under it: fail instead.
+      if (turns === QUIESCE_TURNS) {
+        throw new Error(
+          `harness: a storage call is still in flight after ${QUIESCE_TURNS} event-loop turns; ` +
+            "time cannot move on while the system is still reacting",
+        );
+      }
       await settle();
       quiet = inFlight() === 0 ? quiet + 1 : 0;
     }

@@ -6,6 +6,8 @@ import assert from "node:assert/strict";
 import { harness, type StorageFactory } from "./harness.ts";
 import { ConflictError, NotFoundError } from "../../src/core/errors.ts";
 import { gate } from "../helpers/wait.ts";
+import { Scheduler } from "../../src/scheduler.ts";
+import { silentLogger } from "../../src/worker/middleware.ts";
 
 export function retriesSuite(backend: string, factory: StorageFactory): void {
   describe(`${backend}: retries and dead letters`, () => {
@@ -40,6 +42,48 @@ export function retriesSuite(backend: string, factory: StorageFactory): void {
         assert.equal(t.attempt, 3);
         assert.equal(t.result, "ok");
         assert.deepEqual(attempts.map((a) => a.attempt), [1, 2, 3]);
+      } finally {
+        await h.close();
+      }
+    });
+
+    it("spreads retries by the task's jitter, inside the documented band, and honours a back-off function", async () => {
+      const h = await harness(factory, { pools: { default: 50 } });
+      try {
+        const starts = new Map<string, number[]>();
+        const failFirst = (_p: unknown, ctx: { id: string; attempt: number }) => {
+          starts.set(ctx.id, [...(starts.get(ctx.id) ?? []), h.clock.now()]);
+          if (ctx.attempt === 1) throw new Error("first attempt fails");
+          return "ok";
+        };
+        h.s.register("jittery", failFirst);
+        h.s.register("custom", failFirst, { backoff: (attempt) => 700 * attempt });
+        const backoff = { type: "exponential" as const, base: "1s", max: "10s", jitter: 0.5 };
+        const ids: string[] = [];
+        for (let i = 0; i < 40; i++) {
+          ids.push(await h.s.submit({ type: "jittery", maxRetries: 1, backoff }));
+        }
+        const custom = await h.s.submit({ type: "custom", maxRetries: 1, backoff });
+        const failed = h.clock.now();
+        const delays = await h.eventually(async () => {
+          const all = await Promise.all([...ids, custom].map((id) => h.s.get(id)));
+          if (!all.every((t) => t?.status === "retrying")) return null;
+          return all.map((t) => t!.runAt! - failed);
+        }, "every task waiting out its back-off");
+        const jittered = delays.slice(0, 40);
+        // base 1 s, jitter 0.5: each first back-off lies in [500, 1500] ms...
+        for (const d of jittered) assert.ok(d >= 500 && d <= 1_500, `back-off ${d} ms`);
+        // ...and they spread over that band instead of retrying in lock-step.
+        assert.ok(new Set(jittered).size >= 20, `${new Set(jittered).size} distinct back-offs`);
+        assert.ok(jittered.some((d) => d < 900) && jittered.some((d) => d > 1_100));
+        assert.equal(delays[40], 700, "the type's back-off function wins over the spec's policy");
+        await h.eventually(async () => {
+          await h.clock.advance(100);
+          return [...starts.values()].every((s) => s.length === 2);
+        }, "every second attempt");
+        for (const [i, id] of [...ids, custom].entries()) {
+          assert.ok(starts.get(id)![1] >= failed + delays[i], `${id} never retried early`);
+        }
       } finally {
         await h.close();
       }
@@ -161,17 +205,26 @@ export function retriesSuite(backend: string, factory: StorageFactory): void {
 
     it("cancelling a running task aborts its signal; it ends cancelled with no retry", async () => {
       const h = await harness(factory);
+      // Another instance (an API node) cancels: the worker learns it through the store.
+      const api = new Scheduler({ storage: h.storage, pools: {}, logger: silentLogger });
       try {
         let attempts = 0;
+        const aborts: string[] = [];
         h.s.register("long", (_p, ctx) => {
           attempts++;
           return new Promise((_, reject) => {
-            ctx.signal.addEventListener("abort", () => reject(new Error("stopped")));
+            ctx.signal.addEventListener("abort", () => {
+              const why = ctx.signal.reason as { kind: string; message: string };
+              aborts.push(`${why.kind}: ${why.message}`);
+              reject(new Error("stopped"));
+            });
           });
         });
         const id = await h.s.submit({ type: "long", maxRetries: 5 });
         await h.until(id, "running");
-        await h.s.cancel(id);
+        await api.cancel(id);
+        await h.eventually(() => aborts.length === 1, "the handler to see the abort");
+        assert.deepEqual(aborts, ["cancelled: task cancelled"]);
         const t = await h.until(id, "cancelled");
         assert.equal(t.cancelReason, "cancelled by request");
         await h.clock.advance(60_000);

@@ -153,5 +153,49 @@ export function timeSuite(backend: string, factory: StorageFactory): void {
         await h.close();
       }
     });
+
+    it("fires a daily 02:30 Europe/Berlin schedule once a day across both clock changes", async () => {
+      // 02:30 does not exist on 2026-03-29 (it fires once, at the end of the gap, 03:00) and
+      // happens twice on 2026-10-25 (it fires once, at the first).
+      for (
+        const [from, expected] of [
+          [Date.UTC(2026, 2, 28, 0), [
+            "2026-03-28T01:30:00.000Z",
+            "2026-03-29T01:00:00.000Z",
+            "2026-03-30T00:30:00.000Z",
+          ]],
+          [Date.UTC(2026, 9, 24, 0), [
+            "2026-10-24T00:30:00.000Z",
+            "2026-10-25T00:30:00.000Z",
+            "2026-10-26T01:30:00.000Z",
+          ]],
+        ] as const
+      ) {
+        const h = await harness(factory, {
+          startAt: from,
+          lookAheadMs: 86_400_000,
+          pollMs: 3_600_000,
+          recoverMs: 3_600_000,
+          heartbeatMs: 3_600_000,
+          leaseMs: 3_600_000,
+        });
+        try {
+          const runs: string[] = [];
+          h.s.register("nightly", (_p, ctx) => {
+            runs.push(ctx.id);
+          });
+          await h.s.scheduleCron({ type: "nightly" }, "30 2 * * *", { timezone: "Europe/Berlin" });
+          // Walk three days in half-hour steps, so every local 02:xx is passed through.
+          for (let t = from; t < from + 3 * 86_400_000 - 3_600_000; t += 1_800_000) {
+            await h.clock.advance(1_800_000);
+          }
+          await h.eventually(() => runs.length === 3, "three nightly runs");
+          const fired = await Promise.all(runs.map((id) => h.s.get(id)));
+          assert.deepEqual(fired.map((run) => new Date(run!.runAt!).toISOString()), expected);
+        } finally {
+          await h.close();
+        }
+      }
+    });
   });
 }

@@ -10,11 +10,11 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { type RedisServerHandle, startRedisServer } from "../helpers/redis-server.ts";
-import { countCommands } from "../helpers/cluster-monitor.ts";
+import { type CommandCount, countCommandsUntil } from "../helpers/cluster-monitor.ts";
 import { type Cluster, startCluster } from "../helpers/cluster-workers.ts";
 import { eventually } from "../helpers/wait.ts";
 
-const WINDOW_MS = 15_000;
+const POLLS = 3;
 const MAX_PER_SECOND = 1;
 
 let server: RedisServerHandle;
@@ -34,7 +34,11 @@ describe("an idle worker process on Redis", () => {
     // The defaults of `bun run worker` (two pools, 30 s lease, the status line on) and a
     // pool large enough to claim through two lanes.
     await c.spawn(1, { SKEDULR_POOLS: "default=10,critical=4,bulk=32" });
-    const seen = await countCommands(server.port, WINDOW_MS);
+    // Watch until the backstop poll has claimed POLLS times (one every 5 s): a window set by
+    // what the worker does, not a fixed sleep.
+    const polls = (seen: CommandCount) =>
+      seen.byCommand.find(([name]) => name === "evalsha:claim")?.[1] ?? 0;
+    const seen = await countCommandsUntil(server.port, (s) => polls(s) >= POLLS, 30_000);
     // One claim call per backstop poll (5 s) for every pool and lane together, +1 at start.
     const claims = seen.byCommand.find(([name]) => name === "evalsha:claim")?.[1] ?? 0;
     assert.ok(claims <= Math.ceil(seen.seconds / 5) + 1, `${claims} claim calls`);

@@ -18,8 +18,33 @@ export interface CommandCount {
   byCommand: [string, number][];
 }
 
-/** Watches `port` for `ms` milliseconds and counts client commands. */
-export async function countCommands(port: number, ms: number): Promise<CommandCount> {
+/**
+ * Watches `port` and counts client commands until `enough` says so (checked on every
+ * command; a condition, not a fixed window) or `timeoutMs` passes, which fails.
+ */
+export async function countCommandsUntil(
+  port: number,
+  enough: (seen: CommandCount) => boolean,
+  timeoutMs: number,
+): Promise<CommandCount> {
+  let stop!: () => void;
+  const done = new Promise<void>((resolve) => (stop = resolve));
+  const timer = setTimeout(stop, timeoutMs);
+  const seen = await watch(port, done, (now) => {
+    if (enough(now)) stop();
+  });
+  clearTimeout(timer);
+  if (!enough(seen)) {
+    throw new Error(`countCommandsUntil: condition not met within ${timeoutMs} ms`);
+  }
+  return seen;
+}
+
+async function watch(
+  port: number,
+  until: Promise<unknown>,
+  onCommand: (seen: CommandCount) => void,
+): Promise<CommandCount> {
   const names = new Map<string, string>();
   for (const s of Object.values(SCRIPTS)) names.set(await scriptSha(s.source), s.name);
   const counts = new Map<string, number>();
@@ -46,11 +71,16 @@ export async function countCommands(port: number, ms: number): Promise<CommandCo
       if (name === "evalsha") name = `evalsha:${names.get(m[3] ?? "") ?? "?"}`;
       counts.set(name, (counts.get(name) ?? 0) + 1);
       total++;
+      onCommand(snapshot());
     }
   });
   const started = performance.now();
-  await new Promise((resolve) => setTimeout(resolve, ms));
-  const seconds = (performance.now() - started) / 1000;
+  const snapshot = (): CommandCount => ({
+    total,
+    seconds: (performance.now() - started) / 1000,
+    byCommand: [...counts].sort((a, b) => b[1] - a[1]),
+  });
+  await until;
   sock.destroy();
-  return { total, seconds, byCommand: [...counts].sort((a, b) => b[1] - a[1]) };
+  return snapshot();
 }

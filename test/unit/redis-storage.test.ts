@@ -325,13 +325,13 @@ describe("redis storage: batching and fidelity", () => {
       empty: [],
       nested: { a: [1, { b: null }] },
     };
-    await s.enqueue([task("f1", { type: "fidelity", payload, key: "clé ☃" })], T0);
-    const [t] = await s.claim("default", 1, { workerId: "w", leaseMs: 10_000 }, T0);
-    // b*-tasks from the previous test may be ahead; claim until ours.
-    let mine = t;
-    while (mine.id !== "f1") {
-      [mine] = await s.claim("default", 1, { workerId: "w", leaseMs: 10_000 }, T0);
-    }
+    // A pool of its own: no other test's rows can be claimed here.
+    await s.enqueue(
+      [task("f1", { type: "fidelity", pool: "fidelity", payload, key: "clé ☃" })],
+      T0,
+    );
+    const [mine] = await s.claim("fidelity", 10, { workerId: "w", leaseMs: 10_000 }, T0);
+    assert.equal(mine.id, "f1");
     assert.deepEqual(mine.payload, payload);
     assert.equal(mine.key, "clé ☃");
     await s.fail(
