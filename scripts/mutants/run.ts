@@ -156,6 +156,8 @@ function run(
     }, timeoutMs);
     child.once("exit", (code) => {
       clearTimeout(timer);
+      // Colour codes out, so the counts can be read.
+      // deno-lint-ignore no-control-regex
       resolve({ code, output: output.replace(/\x1b\[[0-9;]*m/g, ""), timedOut });
     });
   });
