@@ -3,13 +3,12 @@
  * `/skedulr/api`.
  */
 import type { Hono, MiddlewareHandler } from "hono";
-import { NotFoundError, type Scheduler } from "../src/mod.ts";
+import { isName, NAME_RULE, NotFoundError, type Scheduler } from "../src/mod.ts";
 import { requiredBody, validate } from "./body.ts";
 import type { SkedulrEnv } from "./env.ts";
 import { parseListQuery, PauseSchema, PoolSizeSchema } from "./schemas.ts";
 import { ApiError } from "./errors.ts";
-
-const POOL_NAME = /^[A-Za-z0-9_.:-]{1,128}$/;
+import { role } from "./roles.ts";
 
 /** Registers the admin routes on the `/skedulr/api` app. */
 export function adminRoutes(
@@ -17,33 +16,39 @@ export function adminRoutes(
   scheduler: Scheduler,
   body: MiddlewareHandler<SkedulrEnv>,
 ): void {
-  api.get("/schedules", async (c) => c.json({ schedules: await scheduler.listSchedules() }));
+  api.get(
+    "/schedules",
+    role("read"),
+    async (c) => c.json({ schedules: await scheduler.listSchedules() }),
+  );
 
-  api.delete("/schedules/:id", async (c) => {
+  api.delete("/schedules/:id", role("admin"), async (c) => {
     const id = c.req.param("id");
     // Not `scheduler.cancel`: that would cancel a *task* with this id.
     if (!(await scheduler.removeSchedule(id))) throw new NotFoundError("Schedule", id);
     return c.json({ id, status: "deleted" });
   });
 
-  api.get("/workers", async (c) => c.json({ workers: await scheduler.workers() }));
+  api.get("/workers", role("read"), async (c) => c.json({ workers: await scheduler.workers() }));
 
-  api.get("/stats", async (c) => c.json(await scheduler.stats()));
+  api.get("/stats", role("read"), async (c) => c.json(await scheduler.stats()));
 
   for (const action of ["pause", "resume"] as const) {
-    api.post(`/${action}`, body, async (c) => {
+    api.post(`/${action}`, role("admin"), body, async (c) => {
       const { pool } = validate(PauseSchema, c.var.body ?? {}, `${action} request`);
       await scheduler[action](pool);
       return c.json({ pool: pool ?? null, paused: action === "pause" });
     });
   }
 
-  api.post("/pools/:name", body, async (c) => {
+  // Sizes a pool that exists (configured on some instance); an unknown name is a 404 from
+  // `scalePool`, never a new pool on every worker.
+  api.post("/pools/:name", role("admin"), body, async (c) => {
     const pool = c.req.param("name");
-    if (!POOL_NAME.test(pool)) {
+    if (!isName(pool)) {
       throw new ApiError("invalid_request", `Invalid pool name ${JSON.stringify(pool)}`, [{
         path: "name",
-        message: "letters, digits and _ . : - only, 1 to 128 characters",
+        message: NAME_RULE,
       }]);
     }
     const input = requiredBody(c.var.body, '{ "concurrency": n }');
@@ -52,7 +57,7 @@ export function adminRoutes(
     return c.json({ pool, concurrency });
   });
 
-  api.get("/history", async (c) => {
+  api.get("/history", role("read"), async (c) => {
     const page = await scheduler.history(parseListQuery(c.req.url, "history"));
     return c.json({ attempts: page.items, next: page.next });
   });

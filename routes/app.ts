@@ -6,8 +6,14 @@
  * Every `/skedulr/api/*` request and `/skedulr/metrics` has a deadline (`requestTimeoutMs`,
  * default 2 s): a store that does not answer in time gives 503 `storage` with Retry-After.
  *
- * Route table (every `/skedulr/api/*` route and `/skedulr/metrics` need the token when one
- * is configured; `/skedulr/healthz` and `/skedulr/login` never do):
+ * Access: with a token or keys configured, every `/skedulr/api/*` route and
+ * `/skedulr/metrics` need a credential (bearer or the login session) whose role covers the
+ * route's declared role (roles.ts: GETs `read`, submit/cancel/resubmit one `submit`, the
+ * rest `admin`); `/skedulr/healthz` and `/skedulr/login` never do. With none, the API is
+ * open but answers only loopback `Host` names (host-check.ts). Logins are rate-limited per
+ * client address in the store (login-limit.ts).
+ *
+ * Route table:
  *
  *   POST   /skedulr/api/tasks                 201 { id, status } (+ nextRunAt for every/cron);
  *                                              200 { id, status, existing } identical retry
@@ -40,29 +46,42 @@
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import type { Scheduler } from "../src/mod.ts";
 import { adminRoutes } from "./admin.ts";
-import { authenticate, type AuthOptions, requireAuth, tokenChecker } from "./auth.ts";
+import { authenticate, type AuthOptions, requireAuth } from "./auth.ts";
 import { DEFAULT_MAX_BODY_BYTES, jsonBody } from "./body.ts";
-import type { AuthVia, SkedulrEnv } from "./env.ts";
+import { type ApiKeyEntry, Credentials } from "./credentials.ts";
+import type { Principal, SkedulrEnv } from "./env.ts";
 import { DEFAULT_REQUEST_TIMEOUT_MS, requestDeadline } from "./deadline.ts";
 import { errorHandler, notFoundHandler } from "./errors.ts";
+import { hostCheck } from "./host-check.ts";
+import { DEFAULT_LOGIN_LIMIT, type LoginLimit } from "./login-limit.ts";
 import { observabilityRoutes } from "./metrics.ts";
 import { openApiDocument } from "./openapi.ts";
+import { withAccessControl } from "./openapi-security.ts";
 import { docsPage, indexPage, loginPage } from "./pages.ts";
+import { role, routeRoles } from "./roles.ts";
+import { Sessions } from "./session-cookie.ts";
 import { html, sessionRoutes } from "./session.ts";
 import { taskRoutes } from "./tasks.ts";
+import {
+  LOOPBACK_HOSTS,
+  parseAllowedHosts,
+  parseProxyHeader,
+} from "../src/worker/access-config.ts";
 
-export type { AuthVia, SkedulrEnv } from "./env.ts";
+export type { AuthVia, Principal, SkedulrEnv } from "./env.ts";
+export type { ApiKeyEntry, ApiRole } from "./credentials.ts";
 export { ApiError, type ApiErrorCode, httpStatus } from "./errors.ts";
+export { requireRole, role } from "./roles.ts";
 
 /** What the `dashboard` hook receives to mount its pages under `/skedulr`. */
 export interface DashboardTools {
   scheduler: Scheduler;
-  /** Same guard as the API: 401 without a token, CSRF check on cookie-borne changes. */
+  /** Same guard as the API: 401 without a credential, CSRF check, the routes' roles. */
   requireAuth: MiddlewareHandler<SkedulrEnv>;
-  /** How a request authenticates, or null (e.g. to show the login form instead). */
-  authenticate(c: Context): Promise<AuthVia | null>;
+  /** Who a request is, or null (e.g. to show the login form instead). */
+  authenticate(c: Context): Promise<Principal | null>;
   /** The login form page, for unauthenticated dashboard visits. */
-  loginPage(failed?: boolean): string;
+  loginPage(failed?: boolean | string): string;
   version: string;
 }
 
@@ -70,6 +89,21 @@ export interface CreateAppOptions {
   scheduler: Scheduler;
   /** When set, the API and metrics require `Authorization: Bearer <token>` or the login cookie. */
   token?: string;
+  /** Named keys with roles, known by their SHA-256 (SKEDULR_KEYS); any makes the API protected. */
+  keys?: ApiKeyEntry[];
+  /**
+   * `Host` names served (`name` or `name:port`). Default: any when a credential is
+   * configured, else only localhost, 127.0.0.1 and [::1], which is all an open API may name.
+   */
+  allowedHosts?: string[];
+  /** A header a trusted proxy sets to the client address (e.g. `x-forwarded-for`). */
+  trustProxy?: string;
+  /** Signs login sessions; default: derived from `token`, else random per app. */
+  sessionSecret?: string;
+  /** How long a login session lasts; default 12 h. */
+  sessionTtlMs?: number;
+  /** Login attempts per client address and window; default 10 a minute. */
+  loginLimit?: LoginLimit;
   /** Largest accepted request body; default 1 MiB. */
   maxBodyBytes?: number;
   /**
@@ -103,8 +137,19 @@ export function createApp(options: CreateAppOptions): Hono<SkedulrEnv> {
     );
   }
   const deadline = requestDeadline(timeoutMs);
-  const check = token === undefined ? undefined : tokenChecker(token);
-  const authOptions: AuthOptions = { check, trustedOrigins: options.trustedOrigins ?? [] };
+  const credentials = new Credentials(token, options.keys ?? []);
+  const { allowedHosts, trustProxy } = accessOptions(options, credentials.open);
+  const sessions = new Sessions(credentials, {
+    secret: options.sessionSecret,
+    token,
+    ttlMs: options.sessionTtlMs,
+  });
+  const authOptions: AuthOptions = {
+    credentials,
+    sessions,
+    now: () => scheduler.clock.now(),
+    trustedOrigins: options.trustedOrigins ?? [],
+  };
   const guard = requireAuth(authOptions);
   const body = jsonBody(maxBodyBytes);
 
@@ -118,6 +163,7 @@ export function createApp(options: CreateAppOptions): Hono<SkedulrEnv> {
     c.header("Referrer-Policy", "no-referrer");
     c.header("X-Frame-Options", "DENY");
   });
+  app.use("*", hostCheck(allowedHosts, credentials.open));
 
   const root = app.basePath("/skedulr");
   const api = root.basePath("/api");
@@ -125,18 +171,29 @@ export function createApp(options: CreateAppOptions): Hono<SkedulrEnv> {
     await next();
     if (!c.res.headers.has("Cache-Control")) c.header("Cache-Control", "no-store");
   }, deadline);
-  root.use("/metrics", guard, deadline);
+  root.use("/metrics", guard, role("read"), deadline);
 
   taskRoutes(api, scheduler, body);
   adminRoutes(api, scheduler, body);
 
   let doc: Record<string, unknown> | undefined;
-  const openApi = () => (doc ??= openApiDocument({ version, secured: check !== undefined }));
-  api.get("/openapi.json", (c) => c.json(openApi()));
-  api.get("/docs", (c) => html(c, docsPage(openApi())));
+  const secured = !credentials.open;
+  const openApi = () => (doc ??= withAccessControl(
+    openApiDocument({ version, secured }),
+    routeRoles(app),
+    secured,
+  ));
+  api.get("/openapi.json", role("read"), (c) => c.json(openApi()));
+  api.get("/docs", role("read"), (c) => html(c, docsPage(openApi())));
 
   observabilityRoutes(root, scheduler);
-  sessionRoutes(root, check);
+  sessionRoutes(root, {
+    scheduler,
+    auth: authOptions,
+    limit: options.loginLimit ?? DEFAULT_LOGIN_LIMIT,
+    trustProxy,
+    deadline,
+  });
 
   const tools: DashboardTools = {
     scheduler,
@@ -157,4 +214,46 @@ export function createApp(options: CreateAppOptions): Hono<SkedulrEnv> {
     );
   }
   return app;
+}
+
+/** The longest session createApp accepts: 30 days. */
+const MAX_SESSION_TTL_MS = 30 * 86_400_000;
+
+/** Checks the access options; an open API may name loopback hosts only. */
+function accessOptions(
+  options: CreateAppOptions,
+  open: boolean,
+): { allowedHosts: string[] | null; trustProxy: string | null } {
+  let allowedHosts: string[] | null = null;
+  if (options.allowedHosts !== undefined) {
+    const parsed = parseAllowedHosts(options.allowedHosts.join(","), "allowedHosts");
+    if (parsed.problems.length) throw new TypeError(`createApp: ${parsed.problems.join("; ")}`);
+    const outside = parsed.hosts.filter((h) => !LOOPBACK_HOSTS.includes(h.replace(/:\d+$/, "")));
+    if (open && outside.length) {
+      throw new TypeError(
+        `createApp: allowedHosts ${outside.join(", ")} needs a token or keys (an open API ` +
+          "serves loopback names only)",
+      );
+    }
+    allowedHosts = parsed.hosts;
+  }
+  const trustProxy = options.trustProxy === undefined ? null : parseProxyHeader(options.trustProxy);
+  if (options.trustProxy !== undefined && trustProxy === null) {
+    throw new TypeError(`createApp: trustProxy must be a header name, got ${options.trustProxy}`);
+  }
+  if (options.sessionSecret !== undefined && options.sessionSecret.length < 16) {
+    throw new TypeError("createApp: sessionSecret must be at least 16 characters");
+  }
+  const ttl = options.sessionTtlMs;
+  if (ttl !== undefined && (!Number.isInteger(ttl) || ttl < 1 || ttl > MAX_SESSION_TTL_MS)) {
+    throw new TypeError(`createApp: sessionTtlMs must be an integer 1..${MAX_SESSION_TTL_MS}`);
+  }
+  const limit = options.loginLimit;
+  if (
+    limit && !(Number.isInteger(limit.max) && limit.max >= 1 && limit.max <= 1000 &&
+      Number.isInteger(limit.windowMs) && limit.windowMs >= 1 && limit.windowMs <= 86_400_000)
+  ) {
+    throw new TypeError("createApp: loginLimit is { max: 1..1000, windowMs: 1..86400000 }");
+  }
+  return { allowedHosts, trustProxy };
 }

@@ -1,36 +1,24 @@
 /**
- * @module auth — the bearer token, the dashboard's login cookie, and the same-origin check
- * that keeps the cookie from being used cross-site (CSRF).
+ * @module auth — who a request is (a bearer credential, the dashboard's session cookie, or
+ * anyone on an open API), whether its role covers the route, and the same-origin check that
+ * keeps the cookie from being used cross-site (CSRF).
  *
- * Tokens are compared in constant time: both sides are hashed with SHA-256 (Web Crypto), so
- * the comparison always covers 32 bytes whatever the lengths, and the XOR loop never exits
- * early.
+ * Credentials are compared in constant time (credentials.ts); the cookie holds a signed
+ * session, never a key (session-cookie.ts); roles are declared per route (roles.ts).
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
+import type { Credentials } from "./credentials.ts";
 import { ApiError } from "./errors.ts";
-import type { AuthVia, SkedulrEnv } from "./env.ts";
+import type { Principal, SkedulrEnv } from "./env.ts";
+import { requiredRole, roleRefused } from "./roles.ts";
+import type { Sessions } from "./session-cookie.ts";
+import { allows } from "./credentials.ts";
 
-/** The cookie `POST /skedulr/login` sets for the dashboard. */
-export const TOKEN_COOKIE = "skedulr_token";
+/** The cookie `POST /skedulr/login` sets for the dashboard: a signed session. */
+export const SESSION_COOKIE = "skedulr_token";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
-const encoder = new TextEncoder();
-
-async function sha256(text: string): Promise<Uint8Array> {
-  return new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(text)));
-}
-
-/** A constant-time check of candidates against `token`. */
-export function tokenChecker(token: string): (candidate: string) => Promise<boolean> {
-  const expected = sha256(token);
-  return async (candidate) => {
-    const [a, b] = await Promise.all([expected, sha256(candidate)]);
-    let diff = 0;
-    for (let i = 0; i < a.length; i++) diff |= a[i] ^ b[i];
-    return diff === 0;
-  };
-}
 
 /**
  * Whether a browser says the request comes from this origin: `same`, `cross`, or `unknown`
@@ -55,44 +43,50 @@ export function originVerdict(
 }
 
 export interface AuthOptions {
-  /** Checks a candidate token; absent when the API is open (no token configured). */
-  check?: (candidate: string) => Promise<boolean>;
+  credentials: Credentials;
+  sessions: Sessions;
+  /** The clock sessions expire by (the scheduler's). */
+  now: () => number;
   trustedOrigins?: readonly string[];
 }
 
 /**
- * How the request authenticates, or null when it does not. An `Authorization` header, when
- * present, decides alone (a wrong bearer is refused even with a good cookie).
+ * Who the request is, or null when it does not authenticate. An `Authorization` header,
+ * when present, decides alone (a wrong bearer is refused even with a good cookie).
  */
-export async function authenticate(c: Context, options: AuthOptions): Promise<AuthVia | null> {
-  if (!options.check) return "open";
+export async function authenticate(c: Context, o: AuthOptions): Promise<Principal | null> {
+  if (o.credentials.open) return { via: "open", name: null, role: "admin" };
   const header = c.req.header("authorization");
   if (header !== undefined) {
     const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
-    return match && (await options.check(match[1])) ? "bearer" : null;
+    const found = match ? await o.credentials.match(match[1]) : null;
+    return found ? { via: "bearer", name: found.name, role: found.role } : null;
   }
-  const cookie = getCookie(c, TOKEN_COOKIE);
-  return cookie && (await options.check(cookie)) ? "cookie" : null;
+  const cookie = getCookie(c, SESSION_COOKIE);
+  const found = cookie ? await o.sessions.verify(cookie, o.now()) : null;
+  return found ? { via: "cookie", name: found.name, role: found.role } : null;
 }
 
 /**
- * Middleware for protected routes: 401 without a valid token. A mutating request carried
- * by the cookie must prove it is same-origin (403 otherwise); with no token configured, a
+ * Middleware for protected routes: 401 without a valid credential. A mutating request
+ * carried by the cookie must prove it is same-origin (403 otherwise); on an open API, a
  * mutating request a browser marks cross-site is refused too, so no web page can drive a
- * local, open scheduler. Bearer requests need no origin check: browsers never add them.
+ * local scheduler. Bearer requests need no origin check: browsers never add them. Then
+ * the role the matched route declares (roles.ts) must be covered: 403 naming it otherwise.
  */
-export function requireAuth(options: AuthOptions): MiddlewareHandler<SkedulrEnv> {
+export function requireAuth(o: AuthOptions): MiddlewareHandler<SkedulrEnv> {
   return async (c, next) => {
-    const via = await authenticate(c, options);
-    if (via === null) {
+    const p = await authenticate(c, o);
+    if (p === null) {
       throw new ApiError(
         "unauthorized",
-        "Authentication required: send Authorization: Bearer <token> (or log in at /skedulr/login)",
+        "Authentication required: send Authorization: Bearer <token or key> (or log in at " +
+          "/skedulr/login)",
       );
     }
-    if (!SAFE_METHODS.has(c.req.method) && via !== "bearer") {
-      const verdict = originVerdict(c.req.raw, options.trustedOrigins);
-      if (verdict === "cross" || (via === "cookie" && verdict !== "same")) {
+    if (!SAFE_METHODS.has(c.req.method) && p.via !== "bearer") {
+      const verdict = originVerdict(c.req.raw, o.trustedOrigins);
+      if (verdict === "cross" || (p.via === "cookie" && verdict !== "same")) {
         throw new ApiError(
           "forbidden",
           "Cross-site request refused: a cookie-authenticated change must come from the " +
@@ -100,7 +94,10 @@ export function requireAuth(options: AuthOptions): MiddlewareHandler<SkedulrEnv>
         );
       }
     }
-    c.set("auth", via);
+    const need = requiredRole(c);
+    if (need !== null && !allows(p.role, need)) throw roleRefused(c, need, p);
+    c.set("auth", p.via);
+    c.set("principal", p);
     await next();
   };
 }

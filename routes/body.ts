@@ -9,7 +9,7 @@
 import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import * as v from "valibot";
-import { type FieldIssue, ValidationError } from "../src/mod.ts";
+import { type FieldIssue, textIssues, ValidationError } from "../src/mod.ts";
 import { ApiError } from "./errors.ts";
 import type { SkedulrEnv } from "./env.ts";
 
@@ -59,7 +59,8 @@ export async function readBytes(
 
 /**
  * Parses a JSON body: undefined when there is none, 415 when it is not JSON, 400 when it
- * does not parse (invalid UTF-8 included).
+ * does not parse (invalid UTF-8 included) or when a string in it is not well-formed Unicode
+ * (a `\ud800` escape parses, but could never be answered as UTF-8: 400 naming the field).
  */
 export async function readJson(request: Request, maxBytes: number): Promise<unknown> {
   const bytes = await readBytes(request, maxBytes);
@@ -79,11 +80,15 @@ export async function readJson(request: Request, maxBytes: number): Promise<unkn
   } catch {
     throw new ApiError("invalid_request", "Malformed JSON body: it is not valid UTF-8");
   }
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (error) {
     throw new ApiError("invalid_request", `Malformed JSON body: ${(error as Error).message}`);
   }
+  const issues = textIssues(value);
+  if (issues.length) throw new ValidationError(issues, "request body");
+  return value;
 }
 
 /**

@@ -45,15 +45,17 @@ export function dashboard(root: Hono<SkedulrEnv>, tools: DashboardTools): void {
   );
 
   root.get("/", async (c) => {
-    const via = await tools.authenticate(c);
+    const who = await tools.authenticate(c);
     const assets = {
       version: tools.version,
       scriptSrc: `${SCRIPT_PATH}?v=${JS_HASH}`,
       styleHref: `${STYLE_PATH}?v=${CSS_HASH}`,
     };
     // Not logged in: the login form, before anything of the dashboard is served.
-    if (via === null) return page(c, loginShell(assets), 401);
-    return page(c, dashboardShell({ ...assets, canLogOut: via === "cookie" }), 200);
+    if (who === null) return page(c, loginShell(assets), 401);
+    // The page shows only what the role may do; the API enforces it either way.
+    const shell = dashboardShell({ ...assets, canLogOut: who.via === "cookie", role: who.role });
+    return page(c, shell, 200);
   });
 }
 

@@ -2,8 +2,8 @@
  * @module errors — the one mapping from error codes to HTTP statuses, and the JSON error body
  * `{ "error": { "code", "message", "issues"? } }` every failing route answers with.
  *
- * Library errors ({@link SkedulrError}) keep their code; HTTP-only conditions (auth, body
- * size, media type, unknown route) are {@link ApiError}s. Anything else is a bug and answers
+ * Library errors ({@link SkedulrError}) keep their code; HTTP-only conditions (auth, roles,
+ * hosts, body size, media type, login limits, unknown route) are {@link ApiError}s. Anything else is a bug and answers
  * 500 `internal` without details (the full error goes to the scheduler's logger).
  */
 import type { Context } from "hono";
@@ -18,6 +18,7 @@ export type ApiErrorCode =
   | "forbidden"
   | "payload_too_large"
   | "unsupported_media_type"
+  | "rate_limited"
   | "internal";
 
 /**
@@ -32,6 +33,7 @@ const STATUS: Record<ApiErrorCode, ContentfulStatusCode> = {
   conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  rate_limited: 429,
   capacity: 503,
   storage: 503,
   shutdown: 503,
@@ -50,11 +52,14 @@ export function httpStatus(code: string): ContentfulStatusCode {
 export class ApiError extends Error {
   readonly code: ApiErrorCode;
   readonly issues?: FieldIssue[];
-  constructor(code: ApiErrorCode, message: string, issues?: FieldIssue[]) {
+  /** Seconds for the `Retry-After` header (a 429 says how long to wait). */
+  readonly retryAfterS?: number;
+  constructor(code: ApiErrorCode, message: string, issues?: FieldIssue[], retryAfterS?: number) {
     super(message);
     this.name = "ApiError";
     this.code = code;
     this.issues = issues;
+    this.retryAfterS = retryAfterS;
   }
 }
 
@@ -64,11 +69,14 @@ export function errorResponse(
   code: ApiErrorCode,
   message: string,
   issues?: FieldIssue[],
+  retryAfterS?: number,
 ): Response {
   const status = httpStatus(code);
   const headers: Record<string, string> = { "Cache-Control": "no-store" };
   if (status === 401) headers["WWW-Authenticate"] = 'Bearer realm="skedulr"';
-  if (status === 503) headers["Retry-After"] = "1";
+  if (status === 503 || retryAfterS !== undefined) {
+    headers["Retry-After"] = String(retryAfterS ?? 1);
+  }
   const error = issues?.length ? { code, message, issues } : { code, message };
   return c.json({ error }, status, headers);
 }
@@ -76,7 +84,9 @@ export function errorResponse(
 /** Hono `onError`: every thrown error becomes the JSON error body. */
 export function errorHandler(logger: Logger): (err: Error, c: Context) => Response {
   return (err, c) => {
-    if (err instanceof ApiError) return errorResponse(c, err.code, err.message, err.issues);
+    if (err instanceof ApiError) {
+      return errorResponse(c, err.code, err.message, err.issues, err.retryAfterS);
+    }
     if (err instanceof SkedulrError) {
       const issues = (err as { issues?: FieldIssue[] }).issues;
       return errorResponse(c, err.code, err.message, issues);
@@ -102,6 +112,7 @@ const CODE_OF_STATUS: Record<number, ApiErrorCode> = {
   409: "conflict",
   413: "payload_too_large",
   415: "unsupported_media_type",
+  429: "rate_limited",
 };
 
 /** Hono `notFound`: unknown routes (and wrong methods) answer 404 `not_found`. */

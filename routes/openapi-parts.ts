@@ -70,7 +70,7 @@ export function listParams(statuses: readonly string[]): Json[] {
     q("status", `One or more (comma-separated) of: ${statuses.join(", ")}`),
     q("type", "Task type"),
     q("pool", "Pool name"),
-    q("q", "Case-insensitive text search (id, type, key, payload, error)"),
+    q("q", "Case-insensitive text search (id, type, key, payload, error; not http header values)"),
     q("limit", "Page size, 1..1000 (default 50)", { type: "integer", minimum: 1, maximum: 1000 }),
     q("cursor", "The `next` of the previous page"),
   ];
@@ -98,7 +98,9 @@ export function componentSchemas(): Json {
       status: { enum: TASK_STATUSES },
       pool: str,
       priority: int,
-      payload: {},
+      payload: {
+        description: 'For type http, each value of `headers` shows as "[redacted]" (names stay)',
+      },
       attempt: int,
       maxRetries: int,
       stalls: { ...int, description: "Attempts lost with their worker (no retry spent)" },

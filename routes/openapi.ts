@@ -166,12 +166,13 @@ export function openApiDocument(options: { version: string; secured: boolean }):
     [`${a}/pools/{name}`]: {
       post: {
         tags: ops,
-        summary: "Set a pool's concurrency on every instance",
+        summary: "Set a pool's concurrency on every instance (pools are made by configuration)",
         parameters: [pathId("name", "Pool name")],
         requestBody: body(ref("PoolSize")),
         responses: {
           "200": ok("Set", obj({ pool: str, concurrency: int })),
           "400": failure("invalid_request"),
+          "404": failure("not_found: no instance runs this pool"),
         },
       },
     },

@@ -94,12 +94,16 @@ export function indexPage(version: string): string {
   );
 }
 
-/** The login form (posts `token` to `/skedulr/login`). */
-export function loginPage(failed = false): string {
+/**
+ * The login form (posts `token`, the token or an API key, to `/skedulr/login`); `failed`
+ * true says the credential was wrong, a string says why else the login was refused.
+ */
+export function loginPage(failed: boolean | string = false): string {
+  const problem = failed === true ? "Wrong token or key." : failed || "";
   return page(
     "Skedulr — log in",
-    `<h1>Skedulr</h1>${failed ? "<p><strong>Wrong token.</strong></p>" : ""}
-<form method="post" action="/skedulr/login"><label>Token
+    `<h1>Skedulr</h1>${problem ? `<p><strong>${escapeHtml(problem)}</strong></p>` : ""}
+<form method="post" action="/skedulr/login"><label>Token or API key
 <input type="password" name="token" autocomplete="current-password" required autofocus></label>
 <button type="submit">Log in</button></form>`,
   );

@@ -4,16 +4,13 @@
  * generated from them, so the two cannot drift.
  */
 import * as v from "valibot";
-import { ALL_STATUSES, NAME_PATTERN, type TaskFilter, type TaskStatus } from "../src/mod.ts";
+import { ALL_STATUSES, NameSchema, type TaskFilter, type TaskStatus } from "../src/mod.ts";
 import { validate } from "./body.ts";
 
 /** Most specs in one `POST /tasks/batch`. */
 export const MAX_BATCH = 1000;
 
-const name = v.pipe(
-  v.string("expected a string"),
-  v.regex(NAME_PATTERN, "letters, digits and _ . : - only, 1 to 128 characters"),
-);
+const name = NameSchema;
 
 export const TASK_STATUSES: readonly TaskStatus[] = ALL_STATUSES;
 

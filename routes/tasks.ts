@@ -10,6 +10,7 @@ import type { Hono, MiddlewareHandler } from "hono";
 import { NotFoundError, type Scheduler, type Submitted, ValidationError } from "../src/mod.ts";
 import { describe, requiredBody, validate } from "./body.ts";
 import type { SkedulrEnv } from "./env.ts";
+import { requireRole, role } from "./roles.ts";
 import { BulkResubmitSchema, CancelSchema, MAX_BATCH, parseListQuery } from "./schemas.ts";
 
 /**
@@ -40,7 +41,7 @@ export function taskRoutes(
   scheduler: Scheduler,
   body: MiddlewareHandler<SkedulrEnv>,
 ): void {
-  api.post("/tasks", body, async (c) => {
+  api.post("/tasks", role("submit"), body, async (c) => {
     const spec = requiredBody(c.var.body, "a task spec");
     if (Array.isArray(spec)) {
       throw badBody("expected a task spec object, got an array (POST arrays to /tasks/batch)");
@@ -52,7 +53,7 @@ export function taskRoutes(
     return c.json(submittedView(submitted), submitStatus([submitted]));
   });
 
-  api.post("/tasks/batch", body, async (c) => {
+  api.post("/tasks/batch", role("submit"), body, async (c) => {
     const specs = requiredBody(c.var.body, "an array of task specs");
     if (!Array.isArray(specs)) {
       throw badBody(`expected an array of task specs, got ${describe(specs)}`);
@@ -66,24 +67,30 @@ export function taskRoutes(
     return c.json({ tasks: submitted.map(submittedView) }, submitStatus(submitted));
   });
 
-  api.get("/tasks", async (c) => {
+  api.get("/tasks", role("read"), async (c) => {
     const page = await scheduler.list(parseListQuery(c.req.url, "tasks"));
     return c.json({ tasks: page.items, next: page.next });
   });
 
-  api.get("/tasks/:id", async (c) => {
+  api.get("/tasks/:id", role("read"), async (c) => {
     const id = c.req.param("id");
     const task = await scheduler.get(id);
     if (!task) throw new NotFoundError("Task", id);
     return c.json(task);
   });
 
-  api.post("/tasks/:id/cancel", body, async (c) => {
+  api.post("/tasks/:id/cancel", role("submit"), body, async (c) => {
     const { reason } = validate(CancelSchema, c.var.body ?? {}, "cancel request");
-    return c.json(await scheduler.cancel(c.req.param("id"), reason));
+    const id = c.req.param("id");
+    // Cancelling a schedule removes it, which is admin's; a task is submit's.
+    const admin = c.var.principal.role === "admin";
+    if (!admin && !(await scheduler.get(id)) && (await scheduler.getSchedule(id))) {
+      requireRole(c, "admin", `removing schedule "${id}"`);
+    }
+    return c.json(await scheduler.cancel(id, reason));
   });
 
-  api.post("/tasks/:id/resubmit", body, async (c) => {
+  api.post("/tasks/:id/resubmit", role("submit"), body, async (c) => {
     if (c.var.body !== undefined && !isEmptyObject(c.var.body)) {
       throw badBody("expected no body (or {})");
     }
@@ -91,7 +98,7 @@ export function taskRoutes(
     return c.json({ id: task.id, status: task.status });
   });
 
-  api.post("/tasks/resubmit", body, async (c) => {
+  api.post("/tasks/resubmit", role("admin"), body, async (c) => {
     const input = requiredBody(c.var.body, '{ "status": "dead" | "cancelled", "type"?, "pool"? }');
     const filter = validate(BulkResubmitSchema, input, "bulk resubmit");
     return c.json({ resubmitted: await scheduler.resubmitMatching(filter) });

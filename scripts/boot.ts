@@ -11,8 +11,9 @@ import {
   consoleLogger,
   type Handler,
   httpTaskHandler,
-  HttpTaskPayloadSchema,
+  httpTaskPayloadSchema,
   MemoryStorage,
+  outboundPolicy,
   parseWorkerConfig,
   Scheduler,
   type Storage,
@@ -31,7 +32,9 @@ import {
   runtimeClock,
 } from "../src/adapters/runtime.ts";
 import { serve } from "../src/adapters/serve.ts";
+import { pinnedFetch } from "../src/adapters/pinned-http.ts";
 import { createApp } from "../routes/app.ts";
+import { configureErrorStacks } from "../src/core/stack-paths.ts";
 import { dashboard } from "../routes/dashboard.ts";
 import process from "node:process";
 
@@ -112,6 +115,8 @@ export interface Booted {
 /** Starts a node: `runWorkers` true for `worker` (pools + wheel), false for `serve` (API only). */
 export async function boot(runWorkers: boolean): Promise<Booted> {
   const config = loadConfig();
+  // Task error stacks name files relative to here (the core cannot read the cwd), or none.
+  configureErrorStacks({ keep: config.errorStacks, root: process.cwd() });
   const { storage, description } = createStorage(config);
   const scheduler = new Scheduler({
     storage,
@@ -121,10 +126,12 @@ export async function boot(runWorkers: boolean): Promise<Booted> {
     host: hostName(),
     pid: processId(),
     ...(config.leaseMs ? { leaseMs: config.leaseMs } : {}),
+    minIntervalMs: config.minIntervalMs,
   });
-  scheduler.register("http", httpTaskHandler({ signingKey: config.signingKey }), {
-    payloadSchema: HttpTaskPayloadSchema,
-  });
+  // One policy for the submit check and the worker; the pinned client checks resolved names.
+  const policy = outboundPolicy(config.httpAllow);
+  const http = httpTaskHandler({ signingKey: config.signingKey, policy, fetcher: pinnedFetch });
+  scheduler.register("http", http, { payloadSchema: httpTaskPayloadSchema(policy) });
   for (const [type, handler] of Object.entries(await loadJobs(config))) {
     scheduler.register(type, handler);
   }
@@ -138,11 +145,16 @@ export async function boot(runWorkers: boolean): Promise<Booted> {
   const app = createApp({
     scheduler,
     token: config.token ?? undefined,
+    keys: config.keys,
+    allowedHosts: config.allowedHosts ?? undefined,
+    trustProxy: config.trustProxy ?? undefined,
+    sessionSecret: config.sessionSecret ?? undefined,
     version: VERSION,
     dashboard,
     requestTimeoutMs: config.apiTimeoutMs,
   });
-  const hostname = config.token ? "0.0.0.0" : "127.0.0.1";
+  const secured = config.token !== null || config.keys.length > 0;
+  const hostname = secured ? "0.0.0.0" : "127.0.0.1";
   const server = await serve(app.fetch, {
     port: config.port,
     hostname,
@@ -164,10 +176,27 @@ export async function boot(runWorkers: boolean): Promise<Booted> {
   }
   console.log(`  api:       ${url}/api  (dashboard ${url})`);
   console.log(
-    config.token
-      ? "  auth:      bearer token required (SKEDULR_TOKEN)"
+    `  http:      tasks may call public addresses${
+      policy.allow.length ? ` and ${policy.allow.join(", ")} (SKEDULR_HTTP_ALLOW)` : " only"
+    }`,
+  );
+  console.log(
+    secured
+      ? `  auth:      bearer credential required (${
+        [
+          config.token ? "SKEDULR_TOKEN" : "",
+          config.keys.length ? `${config.keys.length} keys` : "",
+        ]
+          .filter(Boolean).join(" + ")
+      }); logins limited per client address`
       : "  auth:      none — listening on 127.0.0.1 only; set SKEDULR_TOKEN to listen on all interfaces",
   );
+  if (config.keys.length && !config.token && !config.sessionSecret) {
+    console.warn(
+      "  sessions:  signed with a per-process secret (no SKEDULR_TOKEN): dashboard logins end " +
+        "at restart and hold on this node only; set SKEDULR_SESSION_SECRET to share them",
+    );
+  }
 
   const demo = env("SKEDULR_DEMO") ?? (config.redisUrl || config.rest ? "0" : "1");
   if (runWorkers && demo === "1" && scheduler.types.includes("send_email")) {

@@ -7,9 +7,18 @@
  * Redis and key prefix. Configuration comes from the Worker's environment:
  *
  *   UPSTASH_REDIS_REST_URL, UPSTASH_REDIS_REST_TOKEN   the REST endpoint (required)
- *   SKEDULR_TOKEN    bearer token for the API and dashboard (optional; without it the
- *                    API is open to anyone who can reach the Worker)
+ *   SKEDULR_TOKEN    bearer token for the API and dashboard, role admin (required: a
+ *                    Worker is reachable from anywhere, so it never serves an open API)
+ *   SKEDULR_KEYS     named API keys with roles, name:role:sha256hex,... (optional)
+ *   SKEDULR_ALLOWED_HOSTS   Host names served (optional; default any)
+ *   SKEDULR_SESSION_SECRET  signs dashboard sessions (optional; default from the token)
  *   SKEDULR_PREFIX   Redis key prefix, the same as the workers' (default skedulr)
+ *   SKEDULR_HTTP_ALLOW   hosts and CIDRs `http` tasks may call besides public addresses,
+ *                    the same as the workers' (optional). Submits are checked here as
+ *                    written (an internal address is a 400); a name is resolved, checked
+ *                    and pinned by the resident worker that runs the task.
+ *
+ * The client address that login limits count by is Cloudflare's `CF-Connecting-IP`.
  *
  * Everything is built per request: Workers forbid carrying I/O (the REST client's
  * in-flight batch) from one request into another, and building the app costs well under a
@@ -17,16 +26,21 @@
  */
 import { createApp } from "../routes/app.ts";
 import { dashboard } from "../routes/dashboard.ts";
-import { HttpTaskPayloadSchema, Scheduler, silentLogger } from "../src/mod.ts";
+import { httpTaskPayloadSchema, outboundPolicy, Scheduler, silentLogger } from "../src/mod.ts";
 import { RedisStorage } from "../src/storage/redis/redis-storage.ts";
 import { RestTransport } from "../src/storage/redis/rest-transport.ts";
+import { parseAllowedHosts, parseApiKeys } from "../src/worker/access-config.ts";
 
 /** The bindings this Worker reads. */
 export interface Env {
   UPSTASH_REDIS_REST_URL?: string;
   UPSTASH_REDIS_REST_TOKEN?: string;
   SKEDULR_TOKEN?: string;
+  SKEDULR_KEYS?: string;
+  SKEDULR_ALLOWED_HOSTS?: string;
+  SKEDULR_SESSION_SECRET?: string;
   SKEDULR_PREFIX?: string;
+  SKEDULR_HTTP_ALLOW?: string;
 }
 
 const VERSION = "0.1.0";
@@ -43,12 +57,30 @@ export function checkEnv(env: Env): string | null {
     problems.push("UPSTASH_REDIS_REST_TOKEN is not set (wrangler secret put ...)");
   }
   const token = env.SKEDULR_TOKEN?.trim();
-  if (token !== undefined && token !== "" && token.length < 16) {
+  if (!token) {
+    problems.push(
+      "SKEDULR_TOKEN is not set: a Worker is reachable from anywhere, so it serves the API " +
+        "only with a token (wrangler secret put SKEDULR_TOKEN)",
+    );
+  } else if (token.length < 16) {
     problems.push("SKEDULR_TOKEN: use at least 16 characters");
+  }
+  problems.push(...parseApiKeys(env.SKEDULR_KEYS ?? "").problems);
+  if (env.SKEDULR_ALLOWED_HOSTS?.trim()) {
+    problems.push(...parseAllowedHosts(env.SKEDULR_ALLOWED_HOSTS).problems);
+  }
+  const secret = env.SKEDULR_SESSION_SECRET?.trim();
+  if (secret && secret.length < 32) {
+    problems.push("SKEDULR_SESSION_SECRET: use at least 32 characters");
   }
   const prefix = env.SKEDULR_PREFIX?.trim();
   if (prefix && !/^[A-Za-z0-9_.:-]{1,64}$/.test(prefix)) {
     problems.push(`SKEDULR_PREFIX: letters, digits and _ . : - only (≤ 64), got "${prefix}"`);
+  }
+  try {
+    outboundPolicy(env.SKEDULR_HTTP_ALLOW ?? null);
+  } catch (error) {
+    problems.push((error as Error).message);
   }
   return problems.length ? problems.join("; ") : null;
 }
@@ -78,15 +110,21 @@ export async function handle(request: Request, env: Env): Promise<Response> {
   // the same way a worker checks them; the workers run them.
   scheduler.register("http", () => {
     throw new Error("http tasks run on the resident workers, not in the Worker");
-  }, { payloadSchema: HttpTaskPayloadSchema });
+  }, { payloadSchema: httpTaskPayloadSchema(outboundPolicy(env.SKEDULR_HTTP_ALLOW ?? null)) });
+  const hosts = env.SKEDULR_ALLOWED_HOSTS?.trim();
   const app = createApp({
     scheduler,
-    token: env.SKEDULR_TOKEN?.trim() || undefined,
+    token: env.SKEDULR_TOKEN!.trim(),
+    keys: parseApiKeys(env.SKEDULR_KEYS ?? "").keys,
+    allowedHosts: hosts ? parseAllowedHosts(hosts).hosts : undefined,
+    sessionSecret: env.SKEDULR_SESSION_SECRET?.trim() || undefined,
     version: VERSION,
     dashboard,
   });
   try {
-    return await app.fetch(request);
+    // Cloudflare sets CF-Connecting-IP itself: the client's address, not a claim of it.
+    const remoteAddress = request.headers.get("cf-connecting-ip") ?? undefined;
+    return await app.fetch(request, { remoteAddress });
   } finally {
     await transport.close();
   }

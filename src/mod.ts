@@ -22,8 +22,10 @@ export {
   ConflictError,
   type ErrorCode,
   type FieldIssue,
+  isPermanentError,
   isStorageFault,
   NotFoundError,
+  PermanentError,
   SkedulrError,
   type StorageFault,
   StorageUnavailableError,
@@ -33,12 +35,16 @@ export { type Duration, durationMs, parseDuration } from "./core/duration.ts";
 export { backoffDelay, type BackoffFn } from "./core/backoff.ts";
 export {
   collectSpecIssues,
+  NameSchema,
   parseTaskSpec,
+  type SpecBounds,
   type TaskSpec,
   TaskSpecSchema,
 } from "./core/task-schema.ts";
+export { DEFAULT_MIN_INTERVAL_MS, isWellFormed, textIssues } from "./core/bounds.ts";
+export { configureErrorStacks, type ErrorStackPolicy } from "./core/stack-paths.ts";
 export { ALL_STATUSES, FINAL_STATUSES } from "./core/task.ts";
-export { NAME_PATTERN, newId } from "./core/ids.ts";
+export { isName, NAME_PATTERN, NAME_RULE, newId } from "./core/ids.ts";
 export type {
   AttemptRecord,
   Backoff,
@@ -64,10 +70,22 @@ export {
 } from "./worker/middleware.ts";
 export { AbortReason } from "./worker/runner.ts";
 export {
+  type HttpFetcher,
   httpTaskHandler,
+  type HttpTaskOptions,
   type HttpTaskPayload,
   HttpTaskPayloadSchema,
+  httpTaskPayloadSchema,
   type HttpTaskResult,
+  type OutboundRequest,
+  type OutboundResponse,
   verifySignature,
+  webFetch,
 } from "./worker/http-task.ts";
+export {
+  DEFAULT_OUTBOUND_POLICY,
+  type OutboundPolicy,
+  outboundPolicy,
+} from "./core/outbound-policy.ts";
+export { REDACTED } from "./core/secret-headers.ts";
 export { ConfigError, ENV_VARS, parseWorkerConfig, type WorkerConfig } from "./worker/config.ts";

@@ -8,18 +8,19 @@
 import * as v from "valibot";
 import { type Clock, systemClock } from "./core/clock.ts";
 import { ConflictError, NotFoundError, ValidationError } from "./core/errors.ts";
-import { newId } from "./core/ids.ts";
+import { newId, requireName } from "./core/ids.ts";
 import { collectSpecIssues, normalise, type TaskSpec } from "./core/task-schema.ts";
 import type { AttemptRecord, ScheduleRecord, TaskRecord, TaskStatus } from "./core/task.ts";
 import { TimingWheel } from "./core/timing-wheel.ts";
 import type { BackoffFn } from "./core/backoff.ts";
 import { type Duration, durationMs } from "./core/duration.ts";
+import { DEFAULT_MIN_INTERVAL_MS } from "./core/bounds.ts";
 import { MemoryStorage } from "./storage/memory/memory-storage.ts";
 import type { InstanceInfo, Page, Storage, StorageStats, TaskFilter } from "./storage/storage.ts";
 import { consoleLogger, type Handler, type Logger, type Middleware } from "./worker/middleware.ts";
 import type { HandlerEntry, WorkerPool } from "./worker/pool.ts";
 import { Runtime } from "./worker/runtime.ts";
-import { orderBatch, toNewTask, toSchedule } from "./worker/submission.ts";
+import { orderBatch, poolExists, toNewTask, toSchedule } from "./worker/submission.ts";
 import { storedBefore } from "./worker/same-spec.ts";
 
 /** Most specs in one `submitMany` (the HTTP API allows 1000 per request). */
@@ -53,6 +54,11 @@ export interface SchedulerOptions {
   heartbeatMs?: number;
   /** This instance's id; default `<host>-<random>`. */
   workerId?: string;
+  /**
+   * Least `every`, and least gap between two cron occurrences, a submit may ask for; shorter
+   * ones are refused (400 naming `every` or `cron`). Default 1 s (`SKEDULR_MIN_INTERVAL`).
+   */
+  minIntervalMs?: number;
   host?: string;
   pid?: number;
 }
@@ -108,8 +114,16 @@ export class Scheduler {
   readonly #payloadSchemas = new Map<string, v.GenericSchema>();
   readonly #ownsStorage: boolean;
   readonly #runtime: Runtime;
+  readonly #minIntervalMs: number;
 
   constructor(options: SchedulerOptions = {}) {
+    for (const pool of Object.keys(options.pools ?? {})) {
+      requireName(pool, `pools.${pool}`, "pools");
+    }
+    this.#minIntervalMs = options.minIntervalMs ?? DEFAULT_MIN_INTERVAL_MS;
+    if (!(this.#minIntervalMs >= 0)) {
+      throw new RangeError(`minIntervalMs: expected 0 ms or more, got ${options.minIntervalMs}`);
+    }
     this.#ownsStorage = !options.storage;
     this.storage = options.storage ?? new MemoryStorage();
     this.clock = options.clock ?? systemClock;
@@ -200,7 +214,7 @@ export class Scheduler {
     const batch = options.batch ?? specs.length > 1;
     const issues = specs.flatMap((spec, i) => {
       const at = batch ? `[${i}].` : "";
-      const found = collectSpecIssues(spec, at);
+      const found = collectSpecIssues(spec, at, { minIntervalMs: this.#minIntervalMs });
       return found.length ? found : this.#payloadIssues(spec as TaskSpec, at);
     });
     if (issues.length) throw new ValidationError(issues);
@@ -353,21 +367,23 @@ export class Scheduler {
   async stats(): Promise<SchedulerStats> {
     const { byPool, ...rest } = await this.storage.stats();
     const controls = await this.storage.poolControls();
-    const pools: Record<string, PoolStats> = {};
-    const names = new Set([...Object.keys(byPool), ...this.#runtime.pools.keys()]);
+    // Maps, not plain objects: pool names are the user's (`constructor` is a fine one).
+    const counts = new Map(Object.entries(byPool));
+    const pools = new Map<string, PoolStats>();
+    const names = new Set([...counts.keys(), ...this.#runtime.pools.keys()]);
     for (const c of controls) if (c.pool !== "*") names.add(c.pool);
     const globalPause = controls.find((c) => c.pool === "*")?.paused ?? false;
     for (const name of names) {
       const control = controls.find((c) => c.pool === name);
       const local: WorkerPool | undefined = this.#runtime.pools.get(name);
-      pools[name] = {
+      pools.set(name, {
         size: control?.size ?? local?.configuredSize ?? 0,
-        running: byPool[name]?.running ?? 0,
-        queued: byPool[name]?.queued ?? 0,
+        running: counts.get(name)?.running ?? 0,
+        queued: counts.get(name)?.queued ?? 0,
         paused: globalPause || (control?.paused ?? false),
-      };
+      });
     }
-    return { ...rest, pools };
+    return { ...rest, pools: Object.fromEntries(pools) };
   }
 
   /** Pauses one pool, or all, across every instance: running work finishes, nothing new starts. */
@@ -379,15 +395,20 @@ export class Scheduler {
     return this.#runtime.setPaused(pool ?? null, false);
   }
 
-  /** Sets a pool's concurrency on every instance, live (shrinking lets running work finish). */
-  scalePool(pool: string, size: number): Promise<void> {
+  /**
+   * Sets a pool's concurrency on every instance, live (shrinking lets running work finish).
+   * Pools are made by configuration: a pool no instance runs is a NotFoundError.
+   */
+  async scalePool(pool: string, size: number): Promise<void> {
+    requireName(pool, "pool", "pool size");
     if (!Number.isInteger(size) || size < 0 || size > 10_000) {
-      return Promise.reject(
-        new ValidationError([{
-          path: "concurrency",
-          message: `must be an integer 0..10000, got ${size}`,
-        }], "pool size"),
-      );
+      throw new ValidationError([{
+        path: "concurrency",
+        message: `must be an integer 0..10000, got ${size}`,
+      }], "pool size");
+    }
+    if (!(await poolExists(this.storage, this.#runtime.pools, pool, this.clock.now()))) {
+      throw new NotFoundError("Pool", pool);
     }
     return this.#runtime.scalePool(pool, size);
   }

@@ -8,6 +8,7 @@ import type { Hono } from "hono";
 import { NotFoundError, type Scheduler, type TaskRecord } from "../../src/mod.ts";
 import { ApiError } from "../errors.ts";
 import type { SkedulrEnv } from "../env.ts";
+import { role } from "../roles.ts";
 
 /** History is read in pages of this size (the API's largest). */
 const PAGE = 1000;
@@ -155,13 +156,13 @@ export async function children(
 
 /** Registers the dashboard's endpoints on the `/skedulr` app (paths under `/api/dashboard`). */
 export function dashboardApi(root: Hono<SkedulrEnv>, scheduler: Scheduler): void {
-  root.get("/api/dashboard/throughput", async (c) => {
+  root.get("/api/dashboard/throughput", role("read"), async (c) => {
     const minutes = intParam(c.req.query("minutes"), "minutes", 1, 60, 15);
     const bucket = intParam(c.req.query("bucket"), "bucket", 5, 600, 30);
     return c.json(await throughput(scheduler, scheduler.clock.now(), minutes, bucket));
   });
 
-  root.get("/api/dashboard/tasks/:id/children", async (c) => {
+  root.get("/api/dashboard/tasks/:id/children", role("read"), async (c) => {
     const id = c.req.param("id");
     if (!(await scheduler.get(id))) throw new NotFoundError("Task", id);
     return c.json(await children(scheduler, id));

@@ -17,6 +17,10 @@ var FINAL = { succeeded: true, dead: true, cancelled: true };
 var S = { stats: null, ctl: null, route: null, tick: 0, busy: false, armed: null, online: null };
 
 function $(id) { return document.getElementById(id); }
+// The visitor's role (the shell's data-role): controls it does not allow are never built.
+// The API refuses them anyway; this only keeps the page honest about what works.
+var ROLES = ["read", "submit", "admin"];
+function can(role) { return ROLES.indexOf(document.body.getAttribute("data-role") || "read") >= ROLES.indexOf(role); }
 
 // Attributes: "class", "text" (textContent), "value", functions as listeners, the rest via
 // setAttribute. Names always come from this code; task data only ever arrives as values, and

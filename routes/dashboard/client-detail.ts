@@ -42,8 +42,8 @@ VIEWS.task = function (el, route) {
     clear(head).appendChild(h("h1", { id: "task-id", text: t.id }));
     head.appendChild(badge(t.status));
     head.appendChild(h("span", { class: "grow" }));
-    if (!FINAL[t.status]) head.appendChild(cancelButton(t));
-    if (t.status === "dead" || t.status === "cancelled") head.appendChild(resubmitButton(t, "primary"));
+    if (!FINAL[t.status]) append(head, cancelButton(t));
+    if (t.status === "dead" || t.status === "cancelled") append(head, resubmitButton(t, "primary"));
     clear(summary);
     kv(summary, "Type", t.type);
     kv(summary, "Pool", t.pool);

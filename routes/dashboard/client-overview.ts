@@ -37,6 +37,7 @@ function renderCounters(s) {
   dead.hidden = !s.byStatus.dead;
   var pools = Object.keys(s.pools).map(function (k) { return s.pools[k]; });
   var paused = pools.filter(function (p) { return p.paused; }).length;
+  if (!can("admin")) return;
   $("pause-all").disabled = pools.length > 0 && paused === pools.length;
   $("resume-all").disabled = paused === 0;
 }
@@ -48,6 +49,7 @@ function initHeader() {
     fetch(BASE + "/logout", { method: "POST", credentials: "same-origin", headers: { Accept: "application/json" } })
       .then(function () { location.assign(BASE); }, function (e) { toast("Log out failed: " + e.message, true); });
   });
+  if (!can("admin")) return;
   $("pause-all").addEventListener("click", function () {
     run(this, function () { return api("POST", "/pause", {}).then(function () { return "All pools paused: running tasks finish, nothing new starts"; }); });
   });
@@ -145,13 +147,13 @@ function poolsTable() {
     r.el = h("tr", { "data-pool": name }, [
       h("td", { class: "poolname" }, [name, mini]), state, running,
       h("td", { class: "hide-sm" }, h("div", { class: "bar" }, bar)), queued,
-      h("td", { class: "controls" }, h("div", { class: "inline" }, [input, setBtn, h("span", { class: "sep" }), toggle])),
+      h("td", { class: "controls" }, can("admin") ? h("div", { class: "inline" }, [input, setBtn, h("span", { class: "sep" }), toggle]) : null),
     ]);
     return r;
   }
   var table = h("table", { id: "pools" }, [h("thead", {}, h("tr", {}, [
     h("th", { text: "Pool" }), h("th", { class: "hide-sm", text: "State" }), h("th", { class: "num", text: "Running / size" }),
-    h("th", { class: "hide-sm", text: "Load" }), h("th", { class: "num", text: "Queued" }), h("th", { text: "Concurrency" }),
+    h("th", { class: "hide-sm", text: "Load" }), h("th", { class: "num", text: "Queued" }), h("th", { text: can("admin") ? "Concurrency" : "" }),
   ])), tbody]);
   return {
     el: h("div", {}, [h("div", { class: "scroll" }, table), note]),

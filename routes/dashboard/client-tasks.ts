@@ -139,11 +139,13 @@ function rowLink(tr, id) {
   return tr;
 }
 function cancelButton(t) {
+  if (!can("submit")) return null;
   return confirmButton("cancel:" + t.id, "Cancel", "Confirm cancel", function () {
     return api("POST", "/tasks/" + encodeURIComponent(t.id) + "/cancel", { reason: "cancelled from the dashboard" }).then(function () { return "Cancelled " + t.id; });
   }, { "data-cancel": t.id });
 }
 function resubmitButton(t, cls) {
+  if (!can("submit")) return null;
   return button("Resubmit", function () {
     return api("POST", "/tasks/" + encodeURIComponent(t.id) + "/resubmit", {}).then(function () { return "Resubmitted " + t.id; });
   }, cls || "", { "data-resubmit": t.id });
@@ -189,7 +191,7 @@ VIEWS.dead = function (el, route) {
   var f = readFilter(route.params);
   f.status = [];
   var count = h("span", { class: "sub" });
-  var bulk = confirmButton("bulk", "Resubmit all matching", "Confirm: resubmit all", function () {
+  var bulk = !can("admin") ? null : confirmButton("bulk", "Resubmit all matching", "Confirm: resubmit all", function () {
     var body = { status: "dead" };
     if (f.type) body.type = f.type;
     if (f.pool) body.pool = f.pool;
@@ -198,6 +200,7 @@ VIEWS.dead = function (el, route) {
   // The bulk endpoint filters by type and pool only: with a text search it would resubmit
   // more than is shown, so it is disabled until the search is cleared.
   function paintBulk() {
+    if (!bulk) return;
     bulk.disabled = !!f.q;
     bulk.title = f.q ? "Bulk resubmit matches type and pool only: clear the search first" : "Queue every dead task matching the type and pool filters again";
   }

@@ -26,7 +26,7 @@ VIEWS.schedules = function (el, route) {
       h("td", {}, [clock(s.nextRunAt), h("div", { class: "muted small", text: rel(s.nextRunAt) })]),
       h("td", { class: "hide-sm" }, s.lastRunId ? [taskLink(s.lastRunId), h("div", { class: "muted small", text: rel(s.lastRunAt) })] : h("span", { class: "muted", text: "not yet" })),
       h("td", { class: "hide-sm", text: s.skipIfRunning ? "skip" : "allow" }),
-      h("td", {}, confirmButton("rm:" + s.id, "Remove", "Confirm remove", function () {
+      h("td", {}, !can("admin") ? null : confirmButton("rm:" + s.id, "Remove", "Confirm remove", function () {
         return api("DELETE", "/schedules/" + encodeURIComponent(s.id)).then(function () { return "Removed schedule " + s.id; });
       }, { "data-remove": s.id })),
     ]);
@@ -102,7 +102,7 @@ function initLogin(form) {
     }).then(function (r) {
       if (r.ok) { location.reload(); return; }
       return r.json().catch(function () { return null; }).then(function (d) {
-        show(r.status === 401 ? "Wrong token." : d && d.error ? d.error.message : "Login failed: HTTP " + r.status);
+        show(r.status === 401 ? "Wrong token or key." : d && d.error ? d.error.message : "Login failed: HTTP " + r.status);
       });
     }, function (e) { show("Cannot reach the server: " + e.message); });
   });

@@ -3,6 +3,7 @@
  * the empty regions the client script fills. It carries no task data, so nothing here ever
  * interpolates a value a task could control.
  */
+import type { ApiRole } from "../credentials.ts";
 import { escapeHtml } from "../pages.ts";
 
 /**
@@ -20,6 +21,8 @@ export interface ShellOptions {
   styleHref: string;
   /** Show the log-out button (the visitor came in with the login cookie). */
   canLogOut: boolean;
+  /** The visitor's role: the client renders only the controls it allows. */
+  role: ApiRole;
 }
 
 const TABS: [string, string][] = [
@@ -49,7 +52,7 @@ function head(title: string, o: Pick<ShellOptions, "scriptSrc" | "styleHref">): 
  * `/skedulr/login`, so it works without JavaScript; with it, the client posts JSON instead
  * and shows a wrong token inline.
  */
-export function loginShell(o: Omit<ShellOptions, "canLogOut">): string {
+export function loginShell(o: Omit<ShellOptions, "canLogOut" | "role">): string {
   return `${head("Skedulr — log in", o)}
 <body>
 <div class="login">
@@ -58,8 +61,8 @@ export function loginShell(o: Omit<ShellOptions, "canLogOut">): string {
     <div class="head"><h2>Log in</h2></div>
     <form class="body" id="login-form" method="post" action="/skedulr/login">
       <p class="muted small">This scheduler is protected. Enter the token it was started with
-      (<code>SKEDULR_TOKEN</code>).</p>
-      <label>Token <input class="field" type="password" name="token" autocomplete="current-password" required autofocus></label>
+      (<code>SKEDULR_TOKEN</code>) or an API key.</p>
+      <label>Token or key <input class="field" type="password" name="token" autocomplete="current-password" required autofocus></label>
       <p class="failed" id="login-msg" role="alert" hidden></p>
       <button class="btn primary" type="submit">Log in</button>
     </form>
@@ -77,11 +80,20 @@ export function dashboardShell(o: ShellOptions): string {
       id === "dead" ? ' <span class="badge s-dead" id="dead-badge" hidden></span>' : ""
     }</a>`
   ).join("");
+  const admin = o.role === "admin";
+  const pause = admin
+    ? `<button class="btn sm" type="button" id="pause-all">Pause all</button>
+    <button class="btn sm" type="button" id="resume-all">Resume all</button>`
+    : `<span class="badge" id="role-badge" title="This key can${
+      o.role === "read"
+        ? " only read"
+        : " submit, cancel and resubmit tasks, not change pools or schedules"
+    }">${o.role === "read" ? "read only" : "submit"}</span>`;
   const logout = o.canLogOut
     ? `<form method="post" action="/skedulr/logout" id="logout-form"><button class="btn sm" type="submit">Log out</button></form>`
     : "";
   return `${head("Skedulr dashboard", o)}
-<body>
+<body data-role="${escapeHtml(o.role)}">
 <header class="top">
   <div class="brand"><span class="logo"></span>Skedulr <small>v${
     escapeHtml(o.version)
@@ -89,8 +101,7 @@ export function dashboardShell(o: ShellOptions): string {
   <div class="live" id="live" role="status"><span class="dot"></span><span id="live-text">connecting…</span></div>
   <div class="spacer"></div>
   <div class="actions">
-    <button class="btn sm" type="button" id="pause-all">Pause all</button>
-    <button class="btn sm" type="button" id="resume-all">Resume all</button>
+    ${pause}
     ${logout}
   </div>
 </header>

@@ -4,6 +4,7 @@
  * The HTTP API maps codes to statuses in one place (`routes/`), and the Redis backend maps
  * Lua return codes to these classes in one place (`src/storage/redis/`).
  */
+import { cleanStack } from "./stack-paths.ts";
 
 /** Stable machine-readable error codes. */
 export type ErrorCode =
@@ -103,10 +104,36 @@ export function isStorageFault(error: unknown): error is StorageUnavailableError
   return error instanceof StorageUnavailableError;
 }
 
-/** Turns anything thrown into the `{ message, stack }` kept on a task. */
+/**
+ * Thrown by a handler for a failure no retry can fix (a target the outbound policy refuses,
+ * a payload that can never pass): the task is dead at once, whatever retries it has left.
+ *
+ * @example
+ * if (!account) throw new PermanentError(`account ${id} was deleted`);
+ */
+export class PermanentError extends Error {
+  readonly permanent = true;
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "PermanentError";
+  }
+}
+
+/** True for a {@link PermanentError}, also one from another copy of this module. */
+export function isPermanentError(error: unknown): boolean {
+  if (error instanceof PermanentError) return true;
+  const e = error as { name?: unknown; permanent?: unknown } | null;
+  return typeof e === "object" && e !== null && e.name === "PermanentError" && e.permanent === true;
+}
+
+/**
+ * Turns anything thrown into the `{ message, stack }` kept on a task. The stack loses its
+ * absolute paths, or is dropped, as configured (see stack-paths.ts).
+ */
 export function toErrorInfo(error: unknown): { message: string; stack?: string } {
   if (error instanceof Error) {
-    return { message: error.message || error.name, stack: error.stack };
+    const stack = cleanStack(error.stack);
+    return { message: error.message || error.name, ...(stack === undefined ? {} : { stack }) };
   }
   return { message: typeof error === "string" ? error : JSON.stringify(error) ?? String(error) };
 }

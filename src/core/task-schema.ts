@@ -3,18 +3,25 @@
  * HTTP API alike, and the normalisation that turns a valid spec into absolute times and ms.
  */
 import * as v from "valibot";
-import { Cron } from "croner";
 import { type FieldIssue, ValidationError } from "./errors.ts";
 import { MAX_DURATION_MS, parseDuration } from "./duration.ts";
-import { NAME_PATTERN } from "./ids.ts";
+import { NAME_PATTERN, NAME_RULE } from "./ids.ts";
 import { type Backoff, DEFAULT_MAX_STALLS } from "./task.ts";
+import {
+  cronIntervalProblem,
+  cronProblem,
+  DEFAULT_MIN_INTERVAL_MS,
+  everyProblem,
+  isTimeZone,
+  textIssues,
+} from "./bounds.ts";
 
-const NAME_RULE = "letters, digits and _ . : - only, 1 to 128 characters";
-
-const name = v.pipe(
+/** A task type, custom id or pool name ({@link NAME_PATTERN}); the API's schemas use it too. */
+export const NameSchema = v.pipe(
   v.string("expected a string"),
   v.regex(NAME_PATTERN, (issue) => `${NAME_RULE}, got ${JSON.stringify(issue.input)}`),
 );
+const name = NameSchema;
 
 const duration = v.pipe(
   v.union([v.number(), v.string()], 'expected ms or a duration string like "30s"'),
@@ -76,7 +83,7 @@ export const TaskSpecSchema = v.strictObject({
   runAt: v.optional(instant),
   every: v.optional(positiveDuration),
   cron: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(256))),
-  timezone: v.optional(v.pipe(v.string(), v.minLength(1))),
+  timezone: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(64))),
   maxRetries: v.optional(
     v.pipe(v.number(), v.integer("expected an integer"), v.minValue(0), v.maxValue(1000)),
   ),
@@ -114,6 +121,12 @@ export interface ParsedSpec {
   onFailureOf: string | null;
 }
 
+/** Bounds set by the deployment rather than by the spec. */
+export interface SpecBounds {
+  /** Floor of `every` and of the gap between two cron occurrences (default 1 s). */
+  minIntervalMs?: number;
+}
+
 /**
  * Validates a spec and normalises it, or throws a {@link ValidationError} naming each bad
  * field. `pathPrefix` is prepended to paths (e.g. `[3].` for the 4th spec of a batch).
@@ -121,16 +134,28 @@ export interface ParsedSpec {
  * @example
  * parseTaskSpec({ type: "send_email", delay: "30s" }, Date.now()).runAt; // now + 30000
  */
-export function parseTaskSpec(input: unknown, now: number, pathPrefix = ""): ParsedSpec {
-  const issues = collectSpecIssues(input, pathPrefix);
+export function parseTaskSpec(
+  input: unknown,
+  now: number,
+  pathPrefix = "",
+  bounds: SpecBounds = {},
+): ParsedSpec {
+  const issues = collectSpecIssues(input, pathPrefix, bounds);
   if (issues.length) throw new ValidationError(issues);
   return normalise(input as TaskSpec, now);
 }
 
 /** Every problem with a spec, or an empty list. Shared by single and batch validation. */
-export function collectSpecIssues(input: unknown, pathPrefix = ""): FieldIssue[] {
+export function collectSpecIssues(
+  input: unknown,
+  pathPrefix = "",
+  bounds: SpecBounds = {},
+): FieldIssue[] {
+  const at = (path: string) => path ? `${pathPrefix}${path}` : pathPrefix.replace(/\.$/, "");
+  // First, and alone: text that is not well-formed Unicode cannot be stored as UTF-8 JSON.
+  const text = textIssues(input);
+  if (text.length) return text.map((i) => ({ path: at(i.path), message: i.message }));
   const result = v.safeParse(TaskSpecSchema, input, { abortPipeEarly: true });
-  const at = (path: string) => `${pathPrefix}${path}`;
   if (!result.success) {
     return result.issues.map((issue) => ({
       path: at(v.getDotPath(issue) ?? ""),
@@ -163,8 +188,14 @@ export function collectSpecIssues(input: unknown, pathPrefix = ""): FieldIssue[]
       });
     }
   }
+  const minMs = bounds.minIntervalMs ?? DEFAULT_MIN_INTERVAL_MS;
+  if (spec.every !== undefined) {
+    const problem = everyProblem((parseDuration(spec.every) as { ms: number }).ms, minMs);
+    if (problem) issues.push({ path: at("every"), message: problem });
+  }
   if (spec.cron !== undefined) {
-    const problem = cronProblem(spec.cron, spec.timezone);
+    const problem = cronProblem(spec.cron, spec.timezone) ??
+      cronIntervalProblem(spec.cron, spec.timezone, minMs);
     if (problem) issues.push({ path: at("cron"), message: problem });
   }
   if (spec.onSuccessOf !== undefined && spec.onSuccessOf === spec.onFailureOf) {
@@ -217,27 +248,6 @@ function normaliseBackoff(
     maxMs: b.max !== undefined ? Math.max(baseMs, ms(b.max)) : Math.max(baseMs, 3_600_000),
     jitter: b.jitter ?? 0,
   };
-}
-
-/** Why a cron expression is unusable, or null when croner accepts it. */
-export function cronProblem(expression: string, timezone?: string): string | null {
-  try {
-    const job = new Cron(expression, { timezone, paused: true });
-    if (!job.nextRun()) return `cron ${JSON.stringify(expression)} never fires`;
-    return null;
-  } catch (error) {
-    return `invalid cron ${JSON.stringify(expression)}: ${(error as Error).message}`;
-  }
-}
-
-/** True when the runtime knows `zone` as an IANA time zone. */
-export function isTimeZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat("en-US", { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function issueMessage(issue: v.BaseIssue<unknown>): string {

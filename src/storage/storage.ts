@@ -142,6 +142,14 @@ export interface FireResult {
   taskId: string | null;
 }
 
+/** What {@link Storage.hitRateLimit} decided. */
+export interface RateLimitResult {
+  /** True when the hit was counted: fewer than `limit` hits were inside the window. */
+  allowed: boolean;
+  /** When refused, ms until the oldest hit inside the window leaves it; else 0. */
+  retryAfterMs: number;
+}
+
 /** The storage contract. See each method for its atomic transition. */
 export interface Storage {
   /** A short name for logs: `memory`, `redis`. */
@@ -291,6 +299,14 @@ export interface Storage {
   heartbeat(info: InstanceInfo, ttlMs: number, now: number): Promise<void>;
   listInstances(now: number): Promise<InstanceInfo[]>;
   removeInstance(id: string): Promise<void>;
+
+  /**
+   * Counts one hit against `key` in a sliding window shared by every instance (failed
+   * logins per client address): allowed, and counted, while fewer than `limit` hits fall in
+   * `(now - windowMs, now]`; a refused hit is not counted. Bounded: at most `limit` hits are
+   * kept per key, and a key is forgotten `windowMs` after its last counted hit.
+   */
+  hitRateLimit(key: string, limit: number, windowMs: number, now: number): Promise<RateLimitResult>;
 
   /** Listens to events from every instance; returns the unsubscribe function. */
   subscribe(listener: (event: StorageEvent) => void): () => void;

@@ -4,8 +4,17 @@
  */
 import { SkedulrError } from "../core/errors.ts";
 import { NAME_PATTERN } from "../core/ids.ts";
+import { DEFAULT_MIN_INTERVAL_MS } from "../core/bounds.ts";
 import { MAX_DURATION_MS, parseDuration } from "../core/duration.ts";
 import { MAX_TIMER_MS } from "../core/clock.ts";
+import { outboundPolicy } from "../core/outbound-policy.ts";
+import {
+  type ApiKeyEntry,
+  LOOPBACK_HOSTS,
+  parseAllowedHosts,
+  parseApiKeys,
+  parseProxyHeader,
+} from "./access-config.ts";
 
 /** Everything `scripts/worker.ts` and `scripts/serve.ts` read from the environment. */
 export interface WorkerConfig {
@@ -20,12 +29,26 @@ export interface WorkerConfig {
   port: number;
   /** Bearer token for the API and dashboard; null leaves them open on 127.0.0.1 only. */
   token: string | null;
+  /** Named API keys with roles (SKEDULR_KEYS); with any, the API needs a credential too. */
+  keys: ApiKeyEntry[];
+  /** `Host` names served (SKEDULR_ALLOWED_HOSTS); null: any with a credential, else loopback. */
+  allowedHosts: string[] | null;
+  /** Header naming the client address behind a proxy (SKEDULR_TRUST_PROXY), lowercased. */
+  trustProxy: string | null;
+  /** Signs login sessions (SKEDULR_SESSION_SECRET); null: derived from the token, or random. */
+  sessionSecret: string | null;
   signingKey: string | null;
+  /** Hosts and CIDRs `http` tasks may call besides public addresses (SKEDULR_HTTP_ALLOW). */
+  httpAllow: string[];
   /** Redis key prefix (one Skedulr deployment per prefix). */
   prefix: string;
   shutdownTimeoutMs: number;
   /** Deadline of an API request (SKEDULR_API_TIMEOUT): past it, 503 `storage`. */
   apiTimeoutMs: number;
+  /** Least `every` and cron gap a submit may ask for (SKEDULR_MIN_INTERVAL). */
+  minIntervalMs: number;
+  /** Keep task error stacks, paths made relative (SKEDULR_ERROR_STACKS=1), or drop them. */
+  errorStacks: boolean;
   logLevel: "debug" | "info" | "warn" | "error";
 }
 
@@ -52,11 +75,24 @@ export const ENV_VARS: Record<string, string> = {
   PORT: "HTTP port for the API and dashboard (default 8080)",
   SKEDULR_TOKEN:
     "bearer token for /skedulr/api and the dashboard; unset = listen on 127.0.0.1 only",
+  SKEDULR_KEYS: "named API keys as name:role:sha256hex,... (role read, submit or admin)",
+  SKEDULR_ALLOWED_HOSTS:
+    "Host names served, e.g. sked.example.com; without a credential only loopback names",
+  SKEDULR_TRUST_PROXY:
+    "header your proxy sets to the client address (e.g. x-forwarded-for); unset = the socket's",
+  SKEDULR_SESSION_SECRET:
+    "signs dashboard sessions (≥ 32 chars), the same on every API node; default: from the token",
   SKEDULR_SIGNING_KEY: "HMAC-SHA256 key for signing requests of the built-in http task type",
+  SKEDULR_HTTP_ALLOW:
+    "hosts, *.wildcards, addresses and CIDRs http tasks may call besides public addresses, e.g. 127.0.0.1,10.0.0.0/8",
   SKEDULR_PREFIX: "Redis key prefix (default skedulr)",
   SKEDULR_SHUTDOWN_TIMEOUT:
     "how long running handlers get on SIGTERM, up to 100 years (default 30s)",
   SKEDULR_LOG_LEVEL: "debug | info | warn | error (default info)",
+  SKEDULR_MIN_INTERVAL:
+    "least every, and least gap between cron occurrences, a submit may ask for (default 1s; 0 = none)",
+  SKEDULR_ERROR_STACKS:
+    "1 keeps task error stacks with paths relative to the working directory, 0 drops them (default 1)",
   SKEDULR_API_TIMEOUT:
     "an API request the store has not answered by then gets 503 storage, 100ms to 4m (default 2s)",
 };
@@ -103,7 +139,8 @@ export function parseWorkerConfig(env: Record<string, string | undefined>): Work
     problems.push("REDIS_URL and UPSTASH_REDIS_REST_URL are both set; choose one");
   }
 
-  const pools: Record<string, number> = {};
+  // A Map while reading: pool names are the user's, never keys of a plain object.
+  const pools = new Map<string, number>();
   const poolSpec = get("SKEDULR_POOLS") ?? "default=10,critical=4";
   for (const part of poolSpec.split(",").map((p) => p.trim()).filter(Boolean)) {
     const m = /^([^=\s]+)\s*=\s*(\d+)$/.exec(part);
@@ -113,9 +150,9 @@ export function parseWorkerConfig(env: Record<string, string | undefined>): Work
           JSON.stringify(part)
         }`,
       );
-    } else pools[m[1]] = Number(m[2]);
+    } else pools.set(m[1], Number(m[2]));
   }
-  if (Object.keys(pools).length === 0 && !problems.some((p) => p.startsWith("SKEDULR_POOLS"))) {
+  if (pools.size === 0 && !problems.some((p) => p.startsWith("SKEDULR_POOLS"))) {
     problems.push("SKEDULR_POOLS: names no pool");
   }
 
@@ -146,6 +183,17 @@ export function parseWorkerConfig(env: Record<string, string | undefined>): Work
       problems.push(`SKEDULR_API_TIMEOUT: expected 100ms to 4m, got ${JSON.stringify(apiTimeout)}`);
     } else apiTimeoutMs = parsed.ms;
   }
+  const minInterval = get("SKEDULR_MIN_INTERVAL");
+  let minIntervalMs = DEFAULT_MIN_INTERVAL_MS;
+  if (minInterval) {
+    const parsed = parseDuration(minInterval);
+    if ("error" in parsed) problems.push(`SKEDULR_MIN_INTERVAL: ${parsed.error}`);
+    else minIntervalMs = parsed.ms;
+  }
+  const errorStacks = get("SKEDULR_ERROR_STACKS") ?? "1";
+  if (errorStacks !== "0" && errorStacks !== "1") {
+    problems.push(`SKEDULR_ERROR_STACKS: expected 1 or 0, got ${JSON.stringify(errorStacks)}`);
+  }
   const logLevel = (get("SKEDULR_LOG_LEVEL") ?? "info") as WorkerConfig["logLevel"];
   if (!["debug", "info", "warn", "error"].includes(logLevel)) {
     problems.push(`SKEDULR_LOG_LEVEL: expected debug, info, warn or error, got "${logLevel}"`);
@@ -158,20 +206,55 @@ export function parseWorkerConfig(env: Record<string, string | undefined>): Work
   if (token !== null && token.length < 16) {
     problems.push("SKEDULR_TOKEN: use at least 16 characters");
   }
+  const keys = parseApiKeys(get("SKEDULR_KEYS") ?? "");
+  problems.push(...keys.problems);
+  const hostSpec = get("SKEDULR_ALLOWED_HOSTS");
+  const hosts = hostSpec === null ? null : parseAllowedHosts(hostSpec);
+  problems.push(...hosts?.problems ?? []);
+  // Without a credential, a name other than loopback would let a rebinding page in.
+  const outside = hosts?.hosts.filter((h) => !LOOPBACK_HOSTS.includes(h.replace(/:\d+$/, "")));
+  if (token === null && !keys.keys.length && outside?.length) {
+    problems.push(
+      `SKEDULR_ALLOWED_HOSTS: ${outside.join(", ")} needs SKEDULR_TOKEN or SKEDULR_KEYS ` +
+        "(without a credential only localhost, 127.0.0.1 and [::1] are served)",
+    );
+  }
+  const proxy = get("SKEDULR_TRUST_PROXY");
+  const trustProxy = proxy === null ? null : parseProxyHeader(proxy);
+  if (proxy !== null && trustProxy === null) {
+    problems.push(`SKEDULR_TRUST_PROXY: expected a header name, got ${JSON.stringify(proxy)}`);
+  }
+  const sessionSecret = get("SKEDULR_SESSION_SECRET");
+  if (sessionSecret !== null && sessionSecret.length < 32) {
+    problems.push("SKEDULR_SESSION_SECRET: use at least 32 characters");
+  }
+  let httpAllow: string[] = [];
+  try {
+    httpAllow = [...outboundPolicy(get("SKEDULR_HTTP_ALLOW")).allow];
+  } catch (error) {
+    problems.push((error as Error).message);
+  }
 
   if (problems.length) throw new ConfigError(problems);
   return {
     redisUrl,
     rest: restUrl && restToken ? { url: restUrl, token: restToken } : null,
-    pools,
+    pools: Object.fromEntries(pools),
     leaseMs,
     jobsModule: get("SKEDULR_JOBS"),
     port,
     token,
+    keys: keys.keys,
+    allowedHosts: hosts?.hosts ?? null,
+    trustProxy,
+    sessionSecret,
     signingKey: get("SKEDULR_SIGNING_KEY"),
+    httpAllow,
     prefix,
     shutdownTimeoutMs,
     apiTimeoutMs,
+    minIntervalMs,
+    errorStacks: errorStacks === "1",
     logLevel,
   };
 }

@@ -3,44 +3,28 @@
  *
  * The worker calls the task's URL; a 2xx is success (status and the response body, capped,
  * become the result); any other status, a network error or a timeout is a failure that
- * follows the task's retry policy. With a signing key every request carries
- * `Skedulr-Timestamp` (epoch ms) and `Skedulr-Signature: v1=<hex HMAC-SHA256 of
- * "<timestamp>.<body>">`, so the receiver can verify origin and freshness.
+ * follows the task's retry policy. A target the outbound policy refuses (see
+ * core/outbound-policy.ts) is a PermanentError: the task is dead at once, never retried.
+ * With a signing key every request carries `Skedulr-Timestamp` (epoch ms) and
+ * `Skedulr-Signature: v1=<hex HMAC-SHA256 of "<timestamp>.<body>">`, so the receiver can
+ * verify origin and freshness. Redirects are never followed: a 3xx is a failure.
  */
 import * as v from "valibot";
-import { ValidationError } from "../core/errors.ts";
+import { PermanentError } from "../core/errors.ts";
 import { systemClock } from "../core/clock.ts";
 import { parseDuration } from "../core/duration.ts";
+import { DEFAULT_OUTBOUND_POLICY, type OutboundPolicy } from "../core/outbound-policy.ts";
 import type { Handler } from "./middleware.ts";
+import { httpTaskPayloadSchema } from "./http-task-schema.ts";
+
+export {
+  type HttpTaskPayload,
+  HttpTaskPayloadSchema,
+  httpTaskPayloadSchema,
+} from "./http-task-schema.ts";
 
 /** Result bodies are cut here so one chatty endpoint cannot bloat storage. */
 export const MAX_RESULT_BYTES = 64 * 1024;
-
-export const HttpTaskPayloadSchema = v.strictObject({
-  url: v.pipe(
-    v.string("expected a string"),
-    v.url("expected an absolute URL"),
-    v.check((u) => /^https?:\/\//i.test(u), "only http and https URLs are allowed"),
-  ),
-  method: v.optional(
-    v.picklist(["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"], "expected an HTTP method"),
-  ),
-  headers: v.optional(v.record(v.string(), v.string())),
-  body: v.optional(v.unknown()),
-  /** Up to 100 years, like every duration; waits past setTimeout's limit chain. */
-  timeout: v.optional(
-    v.pipe(
-      v.union([v.number(), v.string()], 'expected ms or a duration like "10s"'),
-      v.check(
-        (d) => !("error" in parseDuration(d)),
-        (issue) => (parseDuration(issue.input) as { error: string }).error,
-      ),
-      v.check((d) => (parseDuration(d) as { ms?: number }).ms !== 0, "must be more than 0 ms"),
-    ),
-  ),
-});
-
-export type HttpTaskPayload = v.InferOutput<typeof HttpTaskPayloadSchema>;
 
 /** The HTTP task's result. */
 export interface HttpTaskResult {
@@ -49,25 +33,69 @@ export interface HttpTaskResult {
   truncated: boolean;
 }
 
+/** One request of an `http` task, its target already checked as written. */
+export interface OutboundRequest {
+  url: URL;
+  method: string;
+  headers: Headers;
+  body: string | undefined;
+  signal: AbortSignal;
+  /** Names resolve at send time: a client that can, checks each address it would use. */
+  policy: OutboundPolicy;
+}
+
+/** What the handler reads of a response (a Web `Response` is one). */
+export interface OutboundResponse {
+  status: number;
+  body: ReadableStream<Uint8Array> | null;
+}
+
+/** Sends one request; must not follow redirects. */
+export type HttpFetcher = (request: OutboundRequest) => Promise<OutboundResponse>;
+
+/**
+ * Web `fetch`, for runtimes without a client that can pin addresses (Workers, Deno Deploy):
+ * it resolves names itself, so only targets written as addresses (and `localhost`) are
+ * checked. Bun, Deno and Node get `pinnedFetch` (src/adapters/pinned-http.ts) instead.
+ */
+export const webFetch: HttpFetcher = (r) =>
+  fetch(r.url, {
+    method: r.method,
+    headers: r.headers,
+    body: r.body,
+    signal: r.signal,
+    redirect: "manual",
+  });
+
+export interface HttpTaskOptions {
+  signingKey?: string | null;
+  /** Targets it may call (default: public addresses only). Use the same in the schema. */
+  policy?: OutboundPolicy;
+  /** How requests are sent (default {@link webFetch}). */
+  fetcher?: HttpFetcher;
+}
+
 /**
  * The handler for task type `http`.
  *
  * @example
- * scheduler.register("http", httpTaskHandler({ signingKey: "secret" }));
+ * const policy = outboundPolicy("hooks.internal");
+ * scheduler.register("http", httpTaskHandler({ signingKey: "secret", policy, fetcher: pinnedFetch }), {
+ *   payloadSchema: httpTaskPayloadSchema(policy),
+ * });
  * await scheduler.submit({ type: "http", payload: { url: "https://example.com/hook", body: { a: 1 } } });
  */
-export function httpTaskHandler(options: { signingKey?: string | null } = {}): Handler {
+export function httpTaskHandler(options: HttpTaskOptions = {}): Handler {
   const key = options.signingKey ? importKey(options.signingKey) : null;
+  const policy = options.policy ?? DEFAULT_OUTBOUND_POLICY;
+  const fetcher = options.fetcher ?? webFetch;
+  const schema = httpTaskPayloadSchema(policy);
   return async (payload: unknown, ctx) => {
-    const parsed = v.safeParse(HttpTaskPayloadSchema, payload);
+    // Checked again here: the task may predate the policy, or come from a node with another.
+    const parsed = v.safeParse(schema, payload);
     if (!parsed.success) {
-      throw new ValidationError(
-        parsed.issues.map((i) => ({
-          path: `payload.${v.getDotPath(i) ?? ""}`,
-          message: i.message,
-        })),
-        "http task payload",
-      );
+      const list = parsed.issues.map((i) => `payload.${v.getDotPath(i) ?? ""}: ${i.message}`);
+      throw new PermanentError(`Invalid http task payload: ${list.join("; ")}`);
     }
     const p = parsed.output;
     const method = p.method ?? "POST";
@@ -87,24 +115,15 @@ export function httpTaskHandler(options: { signingKey?: string | null } = {}): H
       headers.set("skedulr-timestamp", timestamp);
       headers.set("skedulr-signature", `v1=${await sign(await key, `${timestamp}.${body ?? ""}`)}`);
     }
-    const timeout = p.timeout === undefined ? null : parseDuration(p.timeout);
-    if (timeout && "error" in timeout) {
-      throw new ValidationError(
-        [{ path: "payload.timeout", message: timeout.error }],
-        "http task payload",
-      );
-    }
-    const limit = withTimeout(ctx.signal, timeout?.ms);
-    let response: Response;
+    const timeout = p.timeout === undefined
+      ? undefined
+      : (parseDuration(p.timeout) as { ms: number }).ms;
+    const limit = withTimeout(ctx.signal, timeout);
+    let response: OutboundResponse;
     let read: { text: string; truncated: boolean };
     try {
-      response = await fetch(p.url, {
-        method,
-        headers,
-        body,
-        signal: limit.signal,
-        redirect: "manual",
-      });
+      const url = new URL(p.url);
+      response = await fetcher({ url, method, headers, body, signal: limit.signal, policy });
       read = await readCapped(response);
     } finally {
       limit.clear();
@@ -137,7 +156,9 @@ function withTimeout(
   };
 }
 
-async function readCapped(response: Response): Promise<{ text: string; truncated: boolean }> {
+async function readCapped(
+  response: OutboundResponse,
+): Promise<{ text: string; truncated: boolean }> {
   if (!response.body) return { text: "", truncated: false };
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];

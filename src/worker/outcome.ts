@@ -9,7 +9,7 @@
 import { backoffDelay } from "../core/backoff.ts";
 import type { Clock } from "../core/clock.ts";
 import { MAX_DURATION_MS } from "../core/duration.ts";
-import { toErrorInfo } from "../core/errors.ts";
+import { isPermanentError, toErrorInfo } from "../core/errors.ts";
 import type { AttemptRecord, TaskRecord } from "../core/task.ts";
 import type { Storage, StorageEvent } from "../storage/storage.ts";
 import type { Logger } from "./middleware.ts";
@@ -73,7 +73,8 @@ export async function storeOutcome(
   }
   const error = toErrorInfo(outcome.error);
   let retryAt: number | null = null;
-  if (task.attempt < task.maxRetries + 1) {
+  // A PermanentError (a refused target, say) is dead at once: no retry could succeed.
+  if (task.attempt < task.maxRetries + 1 && !isPermanentError(outcome.error)) {
     const delay = entry?.backoff
       ? entry.backoff(task.attempt, outcome.error)
       : backoffDelay(task.backoff, task.attempt);

@@ -10,6 +10,8 @@ import { poolsSuite } from "./suite-pools.ts";
 import { workflowsSuite } from "./suite-workflows.ts";
 import { observeSuite } from "./suite-observe.ts";
 import { faultsSuite } from "./suite-faults.ts";
+import { boundsSuite } from "./suite-bounds.ts";
+import { limitsSuite } from "./suite-limits.ts";
 
 const memory: StorageFactory = (options) => {
   const storage = new MemoryStorage(options);
@@ -23,3 +25,5 @@ poolsSuite("memory", memory);
 workflowsSuite("memory", memory);
 observeSuite("memory", memory);
 faultsSuite("memory", memory);
+boundsSuite("memory", memory);
+limitsSuite("memory", memory);

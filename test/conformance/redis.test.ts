@@ -13,6 +13,8 @@ import { poolsSuite } from "./suite-pools.ts";
 import { workflowsSuite } from "./suite-workflows.ts";
 import { observeSuite } from "./suite-observe.ts";
 import { faultsSuite } from "./suite-faults.ts";
+import { boundsSuite } from "./suite-bounds.ts";
+import { limitsSuite } from "./suite-limits.ts";
 
 const redis: StorageFactory = async (options) => {
   const transport = connectRedisTcp(await testRedisUrl());
@@ -31,3 +33,5 @@ poolsSuite(backend, redis);
 workflowsSuite(backend, redis);
 observeSuite(backend, redis);
 faultsSuite(backend, redis);
+boundsSuite(backend, redis);
+limitsSuite(backend, redis);

@@ -17,6 +17,8 @@ import { poolsSuite } from "./suite-pools.ts";
 import { workflowsSuite } from "./suite-workflows.ts";
 import { observeSuite } from "./suite-observe.ts";
 import { faultsSuite } from "./suite-faults.ts";
+import { boundsSuite } from "./suite-bounds.ts";
+import { limitsSuite } from "./suite-limits.ts";
 
 const TOKEN = "conformance-rest-token";
 let gateway: RunningGateway | undefined;
@@ -47,4 +49,6 @@ describe(backend, () => {
   workflowsSuite(backend, rest);
   observeSuite(backend, rest);
   faultsSuite(backend, rest);
+  boundsSuite(backend, rest);
+  limitsSuite(backend, rest);
 });

@@ -9,6 +9,7 @@ import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
+import { createServer } from "node:http";
 import { type RunningGateway, startGateway } from "../../scripts/rest-gateway.ts";
 import { freePort, testRedisUrl, uniquePrefix } from "../helpers/redis-server.ts";
 import { ready, startWorker, type WorkerProcess } from "../helpers/worker-process.ts";
@@ -81,12 +82,14 @@ describe("Cloudflare Worker in workerd (wrangler dev --local) with a Bun worker 
       UPSTASH_REDIS_REST_TOKEN: GATEWAY_TOKEN,
       SKEDULR_TOKEN: API_TOKEN,
       SKEDULR_PREFIX: prefix,
+      SKEDULR_HTTP_ALLOW: "127.0.0.1",
     });
     bun = await startWorker({
       REDIS_URL: redisUrl,
       SKEDULR_PREFIX: prefix,
       SKEDULR_JOBS: "test/e2e/fixtures/jobs.ts",
       SKEDULR_POOLS: "default=4",
+      SKEDULR_HTTP_ALLOW: "127.0.0.1",
     });
     await ready(bun);
     await eventually(
@@ -159,6 +162,36 @@ describe("Cloudflare Worker in workerd (wrangler dev --local) with a Bun worker 
     const r = await edge(`/api/tasks/${body.id}/resubmit`, {});
     assert.deepEqual(r, { status: 200, body: { id: body.id, status: "queued" } });
     assert.equal((await edgeTaskIs(body.id, "succeeded")).result, "second run ok");
+  });
+
+  it("checks http targets at the edge and shows header values redacted", SLOW, async () => {
+    const meta = await edge("/api/tasks", {
+      type: "http",
+      payload: { url: "http://169.254.169.254/latest/meta-data/" },
+    });
+    assert.equal(meta.status, 400);
+    assert.equal(meta.body.error.issues[0].path, "payload.url");
+    const got: string[] = [];
+    const receiver = createServer((req, res) => {
+      got.push(String(req.headers.authorization));
+      res.end("ok");
+    });
+    await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
+    try {
+      const port = (receiver.address() as { port: number }).port;
+      const headers = { Authorization: "Bearer edge-s3cr3t" };
+      const { status, body } = await edge("/api/tasks", {
+        type: "http",
+        payload: { url: `http://127.0.0.1:${port}/hook`, headers },
+      });
+      assert.equal(status, 201, JSON.stringify(body));
+      const t = await edgeTaskIs(body.id, "succeeded");
+      assert.deepEqual(got, ["Bearer edge-s3cr3t"], "the Bun worker sent the value");
+      assert.deepEqual(t.payload.headers, { Authorization: "[redacted]" });
+      assert.deepEqual((await edge("/api/tasks?q=edge-s3cr3t")).body.tasks, []);
+    } finally {
+      receiver.close();
+    }
   });
 
   it("serves the dashboard page and its assets", SLOW, async () => {

@@ -1,14 +1,35 @@
 /**
- * `bun run worker` as a real process, driven over HTTP like any language would.
+ * `bun run worker` as a real process, driven over HTTP like any language would. Its `http`
+ * tasks reach the local receivers through SKEDULR_HTTP_ALLOW=localhost, the only internal
+ * target it opens: everything else internal is refused, at submit or once resolved.
  */
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { createServer } from "node:http";
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import { lookup } from "node:dns/promises";
+import { hostname } from "node:os";
+import { DEFAULT_OUTBOUND_POLICY } from "../../src/core/outbound-policy.ts";
 import { ready, startWorker, type WorkerProcess } from "../helpers/worker-process.ts";
 import { eventually } from "../helpers/wait.ts";
 import { verifySignature } from "../../src/mod.ts";
 
 const SIGNING_KEY = "e2e-signing-key-abcdef";
+
+/** A receiver on 127.0.0.1 that records each request and its body. */
+async function receiver(
+  answer: (req: IncomingMessage, body: string) => Promise<number> | number = () => 200,
+): Promise<{ port: number; got: { req: IncomingMessage; body: string }[]; server: Server }> {
+  const got: { req: IncomingMessage; body: string }[] = [];
+  const server = createServer(async (req, res) => {
+    let body = "";
+    for await (const chunk of req) body += chunk;
+    got.push({ req, body });
+    const status = await answer(req, body);
+    res.writeHead(status).end(status === 200 ? "ok" : "bad signature");
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return { port: (server.address() as { port: number }).port, got, server };
+}
 
 async function api(w: WorkerProcess, path: string, body?: unknown, method = body ? "POST" : "GET") {
   const r = await fetch(`${w.url}/api${path}`, {
@@ -37,6 +58,7 @@ describe("bun run worker over HTTP (embedded store)", () => {
         SKEDULR_JOBS: "test/e2e/fixtures/jobs.ts",
         SKEDULR_SIGNING_KEY: SIGNING_KEY,
         SKEDULR_POOLS: "default=4",
+        SKEDULR_HTTP_ALLOW: "localhost",
       }),
     );
   });
@@ -72,31 +94,86 @@ describe("bun run worker over HTTP (embedded store)", () => {
   });
 
   it("delivers an http task to a local receiver that verifies the signature", async () => {
-    const got: { verified: boolean; body: string }[] = [];
-    const receiver = createServer(async (req, res) => {
-      let body = "";
-      for await (const chunk of req) body += chunk;
+    const r = await receiver(async (req, body) => {
       const verified = await verifySignature(
         SIGNING_KEY,
         String(req.headers["skedulr-timestamp"]),
         body,
         String(req.headers["skedulr-signature"]),
       );
-      got.push({ verified, body });
-      res.writeHead(verified ? 200 : 401).end(verified ? "ok" : "bad signature");
+      return verified ? 200 : 401;
     });
-    await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
     try {
-      const port = (receiver.address() as { port: number }).port;
       const { body } = await api(w, "/tasks", {
         type: "http",
-        payload: { url: `http://127.0.0.1:${port}/hook`, body: { order: 42 } },
+        payload: { url: `http://localhost:${r.port}/hook`, body: { order: 42 } },
       });
       const t = await taskIs(w, body.id, "succeeded");
-      assert.deepEqual(got, [{ verified: true, body: '{"order":42}' }]);
+      assert.deepEqual(r.got.map((g) => g.body), ['{"order":42}']);
       assert.equal(t.result.status, 200);
+      assert.match(w.output(), /http: +tasks may call public addresses and localhost/);
     } finally {
-      receiver.close();
+      r.server.close();
+    }
+  });
+
+  it("refuses internal targets written as addresses: 400 naming payload.url", async () => {
+    for (const host of ["127.0.0.1", "0x7f.1", "[::1]", "169.254.169.254", "10.0.0.1"]) {
+      const r = await api(w, "/tasks", { type: "http", payload: { url: `http://${host}/` } });
+      assert.equal(r.status, 400, host);
+      assert.equal(r.body.error.issues[0].path, "payload.url", host);
+      assert.match(r.body.error.issues[0].message, /refused by the outbound policy/);
+    }
+    const h = await api(w, "/tasks", {
+      type: "http",
+      payload: { url: "https://example.com/", headers: { "Transfer-Encoding": "chunked" } },
+    });
+    assert.equal(h.status, 400);
+    assert.equal(h.body.error.issues[0].path, "payload.headers.Transfer-Encoding");
+  });
+
+  it("a name that resolves to an internal address is dead at once, never retried", async () => {
+    // The machine's own name resolves to a loopback or private address (Debian, Docker, CI).
+    const name = hostname();
+    const found = await lookup(name, { all: true }).catch(() => []);
+    const refused = found.map((a) => DEFAULT_OUTBOUND_POLICY.checkResolved(name, a.address));
+    assert.ok(
+      found.length > 0 && refused.every(Boolean),
+      `this test needs the host name ${name} to resolve to loopback or private addresses only; ` +
+        `it resolves to ${JSON.stringify(found)}`,
+    );
+    const r = await receiver();
+    try {
+      const { body } = await api(w, "/tasks", {
+        type: "http",
+        payload: { url: `http://${name}:${r.port}/hook` },
+        maxRetries: 3,
+      });
+      const t = await taskIs(w, body.id, "dead");
+      assert.equal(t.attempt, 1);
+      assert.match(t.error.message, /^Refused by the outbound policy: .* resolves to /);
+      assert.equal(r.got.length, 0);
+    } finally {
+      r.server.close();
+    }
+  });
+
+  it("shows header values as redacted and never matches them in search", async () => {
+    const r = await receiver();
+    const secret = "Bearer e2e-s3cr3t-token";
+    try {
+      const { body } = await api(w, "/tasks", {
+        type: "http",
+        payload: { url: `http://localhost:${r.port}/hook`, headers: { Authorization: secret } },
+      });
+      const t = await taskIs(w, body.id, "succeeded");
+      assert.equal(r.got[0].req.headers.authorization, secret, "the target gets the value");
+      assert.deepEqual(t.payload.headers, { Authorization: "[redacted]" });
+      const found = await api(w, "/tasks?q=e2e-s3cr3t");
+      assert.deepEqual(found.body.tasks, []);
+      assert.ok(!JSON.stringify((await api(w, "/tasks")).body).includes("s3cr3t"));
+    } finally {
+      r.server.close();
     }
   });
 
@@ -124,6 +201,7 @@ describe("worker process lifecycle", () => {
       const [env, pattern] of [
         [{ REDIS_URL: "localhost:6379" }, /REDIS_URL: expected redis:\/\/host:port/],
         [{ SKEDULR_POOLS: "default=lots" }, /SKEDULR_POOLS: expected name=size pairs/],
+        [{ SKEDULR_HTTP_ALLOW: "10.0.0.0/33" }, /SKEDULR_HTTP_ALLOW: .*"10\.0\.0\.0\/33"/],
         [
           { SKEDULR_JOBS: "./missing-jobs.ts" },
           /SKEDULR_JOBS: module "\.\/missing-jobs\.ts" not found/,
@@ -148,7 +226,7 @@ describe("worker process lifecycle", () => {
         headers: { authorization: `Bearer ${token}` },
       });
       assert.equal(ok.status, 200);
-      assert.match(w.output(), /bearer token required/);
+      assert.match(w.output(), /bearer (token|credential) required/);
     } finally {
       await w.stop();
     }

@@ -152,7 +152,8 @@ describe("api auth: login cookie and CSRF", () => {
       const text = await f.raw("/skedulr/login", { method: "POST", body: "token" });
       assert.equal(text.status, 415);
       assert.equal((await f.call("GET", "/skedulr/login")).status, 200);
-      const out = await f.call("POST", "/skedulr/logout", undefined, { cookie });
+      const same = { cookie, "sec-fetch-site": "same-origin" };
+      const out = await f.call("POST", "/skedulr/logout", undefined, same);
       assert.equal(out.status, 200);
       assert.match(out.headers.get("set-cookie") ?? "", /skedulr_token=;.*Max-Age=0/i);
     } finally {
@@ -186,6 +187,43 @@ describe("api auth: login cookie and CSRF", () => {
       assert.equal((await f.call("GET", T, undefined, { cookie, ...cross })).status, 200);
       const bearer = await f.call("POST", T, { type: "a" }, { ...BEARER, ...cross });
       assert.equal(bearer.status, 201, "bearer requests need no origin check");
+    } finally {
+      await f.close();
+    }
+  });
+
+  it("logout must be same-origin; a cross-site login is refused", async () => {
+    const f = await apiFixture({ start: false, token: TOKEN, trustedOrigins: ["https://ops.io"] });
+    try {
+      const cookie = cookieOf(await f.call("POST", "/skedulr/login", { token: TOKEN }));
+      const refused: Record<string, string>[] = [
+        { "sec-fetch-site": "cross-site" },
+        { "sec-fetch-site": "same-site" },
+        { origin: "https://evil.example" },
+        { origin: "null" },
+        {}, // no browser headers: not provably same-origin
+      ];
+      for (const headers of refused) {
+        const res = await f.call("POST", "/skedulr/logout", undefined, { cookie, ...headers });
+        assert.equal(res.status, 403, JSON.stringify(headers));
+        assert.equal(res.body.error.code, "forbidden");
+        assert.equal(res.headers.get("set-cookie"), null, "the cookie stays");
+      }
+      const accepted: Record<string, string>[] = [
+        { "sec-fetch-site": "same-origin" },
+        { origin: "https://ops.io" },
+      ];
+      for (const headers of accepted) {
+        const res = await f.call("POST", "/skedulr/logout", undefined, { cookie, ...headers });
+        assert.equal(res.status, 200, JSON.stringify(headers));
+      }
+      const html = { accept: "text/html", origin: "http://localhost" };
+      const page = await f.call("POST", "/skedulr/logout", undefined, { cookie, ...html });
+      assert.equal(page.status, 303);
+      const cross = { "sec-fetch-site": "cross-site" };
+      const login = await f.call("POST", "/skedulr/login", { token: TOKEN }, cross);
+      assert.equal(login.status, 403);
+      assert.equal(login.headers.get("set-cookie"), null);
     } finally {
       await f.close();
     }

@@ -13,7 +13,9 @@ import { runtimeClock } from "../../src/adapters/runtime.ts";
 import {
   httpTaskHandler,
   HttpTaskPayloadSchema,
+  httpTaskPayloadSchema,
   MemoryStorage,
+  outboundPolicy,
   Scheduler,
   silentLogger,
   ValidationError,
@@ -328,7 +330,11 @@ describe("durations: the http task type's payload.timeout", () => {
     const release = gate();
     const { url, server: srv } = await server(release.promise);
     const s = scheduler();
-    s.register("http", httpTaskHandler(), { payloadSchema: HttpTaskPayloadSchema });
+    // The receiver is on 127.0.0.1, opened as SKEDULR_HTTP_ALLOW=127.0.0.1 would open it.
+    const local = outboundPolicy("127.0.0.1");
+    s.register("http", httpTaskHandler({ policy: local }), {
+      payloadSchema: httpTaskPayloadSchema(local),
+    });
     await s.start();
     try {
       const long = await s.submit({ type: "http", payload: { url: `${url}/ok`, timeout: "25d" } });

@@ -1,21 +1,27 @@
 /**
- * The built-in `http` task type against a local receiver that verifies the signature.
+ * The built-in `http` task type against a local receiver that verifies the signature. The
+ * receiver listens on 127.0.0.1, which the outbound policy refuses unless listed: these
+ * tests list it, as SKEDULR_HTTP_ALLOW=127.0.0.1 would.
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import {
   httpTaskHandler,
-  HttpTaskPayloadSchema,
+  httpTaskPayloadSchema,
   MemoryStorage,
+  outboundPolicy,
   Scheduler,
   silentLogger,
   ValidationError,
   verifySignature,
 } from "../../src/mod.ts";
+import { pinnedFetch } from "../../src/adapters/pinned-http.ts";
+import { MAX_RESULT_BYTES, webFetch } from "../../src/worker/http-task.ts";
 import { eventually } from "../helpers/wait.ts";
 
 const KEY = "test-signing-key-0123456789";
+const LOCAL = outboundPolicy("127.0.0.1");
 
 interface Received {
   method: string;
@@ -52,8 +58,8 @@ function scheduler(): Scheduler {
     logger: silentLogger,
     pools: { default: 2 },
   });
-  s.register("http", httpTaskHandler({ signingKey: KEY }), {
-    payloadSchema: HttpTaskPayloadSchema,
+  s.register("http", httpTaskHandler({ signingKey: KEY, policy: LOCAL }), {
+    payloadSchema: httpTaskPayloadSchema(LOCAL),
   });
   return s;
 }
@@ -111,6 +117,36 @@ describe("http task type", () => {
     } finally {
       await s.shutdown({ timeoutMs: 1000 });
       r.server.close();
+    }
+  });
+
+  it("cuts a body past 64 KiB, with Web fetch and with the pinned client", async () => {
+    const server = createServer((_req, res) => res.end("x".repeat(100 * 1024)));
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/big`;
+    try {
+      for (const fetcher of [webFetch, pinnedFetch]) {
+        const s = new Scheduler({ storage: new MemoryStorage(), logger: silentLogger });
+        s.register("http", httpTaskHandler({ policy: LOCAL, fetcher }), {
+          payloadSchema: httpTaskPayloadSchema(LOCAL),
+        });
+        await s.start();
+        try {
+          const id = await s.submit({ type: "http", payload: { url, method: "GET" } });
+          const t = await eventually(async () => {
+            const x = await s.get(id);
+            return x?.status === "succeeded" ? x : null;
+          }, "the big response");
+          const result = t.result as { body: string; truncated: boolean };
+          assert.equal(result.truncated, true);
+          assert.equal(result.body.length, MAX_RESULT_BYTES);
+        } finally {
+          await s.shutdown({ timeoutMs: 1000 });
+        }
+      }
+    } finally {
+      server.closeAllConnections?.();
+      server.close();
     }
   });
 

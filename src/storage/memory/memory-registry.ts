@@ -18,12 +18,15 @@ import type {
   InstanceInfo,
   Page,
   PoolControl,
+  RateLimitResult,
   StorageEvent,
   StorageStats,
   TaskFilter,
 } from "../storage.ts";
 import { attemptMatcher, pageLimit } from "../filter.ts";
+import { RateLimits } from "./rate-limits.ts";
 import { durationStats, SampleRing } from "./stats-window.ts";
+import { scheduleRecord } from "./records.ts";
 import type { Row, TaskTable } from "./task-table.ts";
 
 export interface MemoryStorageOptions {
@@ -40,8 +43,6 @@ export abstract class MemoryRegistry {
   protected readonly retention: HistoryRetention;
   /** Key → id of the unfinished task holding it. */
   protected readonly activeKeys = new Map<string, string>();
-  /** Dead-letter list in the order tasks died. */
-  protected readonly deadLetters = new Set<string>();
   protected readonly totals = { succeeded: 0, failedAttempts: 0, dead: 0, stalled: 0 };
   readonly #listeners = new Set<(event: StorageEvent) => void>();
   #outbox: StorageEvent[] = [];
@@ -51,6 +52,7 @@ export abstract class MemoryRegistry {
   readonly #pools = new Map<string, PoolControl>();
   readonly #instances = new Map<string, { info: InstanceInfo; expiresAt: number }>();
   readonly #schedules = new Map<string, ScheduleRecord>();
+  readonly #rateLimits = new RateLimits();
 
   constructor(options: MemoryStorageOptions) {
     this.options = options;
@@ -152,13 +154,14 @@ export abstract class MemoryRegistry {
   }
 
   protected buildStats(t: TaskTable): StorageStats {
-    // The first 1000 pools and types by first use, as the Redis store reports them.
-    const byPool: StorageStats["byPool"] = {};
-    for (const [pool, c] of [...t.perPool].slice(0, 1000)) byPool[pool] = { ...c };
-    const durations: StorageStats["durations"] = {};
-    for (const [type, ring] of [...this.#durations].slice(0, 1000)) {
-      durations[type] = durationStats(ring.values());
-    }
+    // The first 1000 pools and types by first use, as the Redis store reports them. Built
+    // with fromEntries, which defines each name as an own key whatever it is (`constructor`).
+    const byPool: StorageStats["byPool"] = Object.fromEntries(
+      [...t.perPool].slice(0, 1000).map(([pool, c]) => [pool, { ...c }]),
+    );
+    const durations: StorageStats["durations"] = Object.fromEntries(
+      [...this.#durations].slice(0, 1000).map(([type, r]) => [type, durationStats(r.values())]),
+    );
     return { byStatus: { ...t.counts }, byPool, totals: { ...this.totals }, durations };
   }
 
@@ -217,6 +220,15 @@ export abstract class MemoryRegistry {
     return Promise.resolve();
   }
 
+  hitRateLimit(
+    key: string,
+    limit: number,
+    windowMs: number,
+    now: number,
+  ): Promise<RateLimitResult> {
+    return this.#rateLimits.hit(key, limit, windowMs, now);
+  }
+
   // Schedules.
 
   addSchedule(schedule: ScheduleRecord): Promise<void> {
@@ -230,7 +242,7 @@ export abstract class MemoryRegistry {
 
   getSchedule(id: string): Promise<ScheduleRecord | null> {
     const s = this.#schedules.get(id);
-    return Promise.resolve(s ? structuredClone(s) : null);
+    return Promise.resolve(s ? scheduleRecord(s) : null);
   }
 
   removeSchedule(id: string): Promise<boolean> {
@@ -238,7 +250,7 @@ export abstract class MemoryRegistry {
   }
 
   listSchedules(): Promise<ScheduleRecord[]> {
-    return Promise.resolve([...this.#schedules.values()].map((s) => structuredClone(s)));
+    return Promise.resolve([...this.#schedules.values()].map(scheduleRecord));
   }
 
   dueSchedules(until: number, limit: number): Promise<{ id: string; nextRunAt: number }[]> {

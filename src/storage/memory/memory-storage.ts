@@ -26,7 +26,7 @@ import type {
 import { type Row, TaskTable } from "./task-table.ts";
 import { brokenReason, conditionOutcome, stallDeath } from "./workflow.ts";
 import { Cascade, type EndStatus } from "./cascade.ts";
-import { listRows, toRecord } from "./records.ts";
+import { claimedRecord, listRows, toRecord } from "./records.ts";
 import { taskMatcher } from "../filter.ts";
 import { MemoryRegistry, type MemoryStorageOptions } from "./memory-registry.ts";
 
@@ -114,7 +114,7 @@ export class MemoryStorage extends MemoryRegistry implements Storage {
       row.leaseUntil = now + owner.leaseMs;
       row.claimSeq = String(this.#t.nextSeq());
       this.#t.move(row, "running", now);
-      out.push({ ...toRecord(row), token: row.claimSeq });
+      out.push({ ...claimedRecord(row), token: row.claimSeq });
     }
     return Promise.resolve(out);
   }
@@ -187,7 +187,6 @@ export class MemoryStorage extends MemoryRegistry implements Storage {
     this.recordAttempt(row, "dead", now);
     this.#finish(row, "dead", now);
     this.totals.dead++;
-    this.deadLetters.add(row.id);
     return "dead";
   }
 
@@ -273,7 +272,6 @@ export class MemoryStorage extends MemoryRegistry implements Storage {
       }
       this.activeKeys.set(row.key, id);
     }
-    this.deadLetters.delete(id);
     Object.assign(row, {
       attempt: 0,
       stalls: 0,

@@ -2,7 +2,8 @@
  * @module records — the embedded store's rows as the public records: one task, and a page
  * of the listing (newest first, filtered, with a cursor).
  */
-import type { TaskRecord } from "../../core/task.ts";
+import { redactedPayload, unsealPayload } from "../../core/secret-headers.ts";
+import type { ScheduleRecord, TaskRecord } from "../../core/task.ts";
 import { pageLimit, taskMatcher } from "../filter.ts";
 import type { Page, TaskFilter } from "../storage.ts";
 import type { Row, TaskTable } from "./task-table.ts";
@@ -28,7 +29,7 @@ export function toRecord(row: Row): TaskRecord {
     status: row.status,
     pool: row.pool,
     priority: row.priority,
-    payload: JSON.parse(row.payloadJson),
+    payload: redactedPayload(row.type, JSON.parse(row.payloadJson), row.secrets),
     attempt: row.attempt,
     maxRetries: row.maxRetries,
     stalls: row.stalls,
@@ -50,4 +51,16 @@ export function toRecord(row: Row): TaskRecord {
     cancelReason: row.cancelReason,
     workerId: row.workerId,
   };
+}
+
+/** The record a claim hands over: the only read with an `http` task's header values. */
+export function claimedRecord(row: Row): TaskRecord {
+  return { ...toRecord(row), payload: unsealPayload(JSON.parse(row.payloadJson), row.secrets) };
+}
+
+/** A stored schedule as read back: its own copy, an `http` template's header values redacted. */
+export function scheduleRecord(stored: ScheduleRecord): ScheduleRecord {
+  const s = structuredClone(stored);
+  s.template.payload = redactedPayload(s.template.type, s.template.payload, null);
+  return s;
 }

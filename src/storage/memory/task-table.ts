@@ -12,6 +12,7 @@ import {
   type TaskRecord,
   type TaskStatus,
 } from "../../core/task.ts";
+import { type HeaderSecrets, sealPayload } from "../../core/secret-headers.ts";
 
 /**
  * A stored task: the public record plus the store's bookkeeping. Payload and result are kept
@@ -19,7 +20,9 @@ import {
  * payload), and parsing small JSON is several times cheaper than structuredClone.
  */
 export interface Row extends Omit<TaskRecord, "payload" | "result"> {
+  /** With an `http` task's header values redacted: the values are in `secrets`. */
   payloadJson: string;
+  secrets: HeaderSecrets | null;
   resultJson: string;
   /** Queue position: renewed each time the row is queued or delayed. */
   seq: number;
@@ -76,9 +79,11 @@ export class TaskTable {
   /** A fresh row for a new task, status `queued` until the store decides otherwise. */
   newRow(task: NewTask): Row {
     const { payload, ...rest } = task;
+    const { shown, secrets } = sealPayload(task.type, payload);
     return {
       ...rest,
-      payloadJson: JSON.stringify(payload ?? null),
+      payloadJson: JSON.stringify(shown ?? null),
+      secrets,
       dependsOn: [...task.dependsOn],
       status: "queued",
       attempt: 0,
@@ -92,7 +97,8 @@ export class TaskTable {
       workerId: null,
       seq: this.nextSeq(),
       order: this.nextSeq(),
-      conditions: {},
+      // Keyed by parent id, a user's name: no inherited keys (`constructor`) to collide with.
+      conditions: Object.create(null),
       pendingParents: 0,
       children: [],
       leaseUntil: null,

@@ -8,7 +8,8 @@
  */
 import type { ClaimedTask, LeaseOwner } from "../storage.ts";
 import { Batcher } from "./batcher.ts";
-import { bodyMaxStalls } from "./codec.ts";
+import { unsealPayload } from "../../core/secret-headers.ts";
+import { bodyMaxStalls, type StoredBody } from "./codec.ts";
 import type { RedisContext } from "./context.ts";
 import type { RedisReply } from "./transport.ts";
 
@@ -48,7 +49,7 @@ const parse = (v: Value) => (v === null ? null : JSON.parse(v));
 function decodeClaimed(v: Value[], claim: ClaimItem): ClaimedTask {
   const [id, attempt, token, type, priority, payload, maxRetries, error, runAt, key, body, stalls] =
     v;
-  const b = JSON.parse(body!);
+  const b = JSON.parse(body!) as StoredBody;
   return {
     token: token!,
     id: id!,
@@ -56,7 +57,8 @@ function decodeClaimed(v: Value[], claim: ClaimItem): ClaimedTask {
     status: "running",
     pool: claim.pool,
     priority: Number(priority),
-    payload: parse(payload),
+    // The only read that gets an http task's header values: the handler needs them.
+    payload: unsealPayload(parse(payload), b.secrets),
     attempt: Number(attempt),
     maxRetries: Number(maxRetries),
     stalls: stalls === null ? 0 : Number(stalls),

@@ -15,6 +15,7 @@ import {
   type TaskRecord,
   type TaskStatus,
 } from "../../core/task.ts";
+import { type HeaderSecrets, redactedPayload, sealPayload } from "../../core/secret-headers.ts";
 import type { StorageEvent } from "../storage.ts";
 import { pairsToObject, type RedisReply } from "./transport.ts";
 
@@ -40,13 +41,20 @@ type Body = Pick<
   | "maxStalls"
 >;
 
+/**
+ * `body` as stored, with an `http` task's header values: kept out of `payload`, which
+ * listings search and the API shows (see core/secret-headers.ts).
+ */
+export type StoredBody = Body & { secrets?: HeaderSecrets };
+
 /** The body of a task stored before maxStalls existed has none: the default applies. */
 export const bodyMaxStalls = (body: Partial<Body>) => body.maxStalls ?? DEFAULT_MAX_STALLS;
 
 /** A new task as the ARGV entries lua/includes/insert.lua reads. */
 export function encodeTask(t: NewTask): string[] {
   const conds = [...parentConditions(t)];
-  const body: Body = {
+  const { shown, secrets } = sealPayload(t.type, t.payload);
+  const body: StoredBody = {
     createdAt: t.createdAt,
     timeoutMs: t.timeoutMs,
     backoff: t.backoff,
@@ -55,13 +63,14 @@ export function encodeTask(t: NewTask): string[] {
     onSuccessOf: t.onSuccessOf,
     onFailureOf: t.onFailureOf,
     maxStalls: t.maxStalls,
+    ...(secrets ? { secrets } : {}),
   };
   return [
     t.id,
     t.type,
     t.pool,
     String(t.priority),
-    json(t.payload),
+    json(shown),
     JSON.stringify(body),
     String(t.maxRetries),
     opt(t.runAt),
@@ -82,14 +91,14 @@ const jsonOrNull = (v: string | undefined) => (v === undefined ? null : JSON.par
 export function decodeTask(reply: RedisReply): { record: TaskRecord; order: number } | null {
   const f = pairsToObject(reply);
   if (f.id === undefined) return null;
-  const body = JSON.parse(f.body) as Body;
+  const body = JSON.parse(f.body) as StoredBody;
   const record: TaskRecord = {
     id: f.id,
     type: f.type,
     status: f.status as TaskStatus,
     pool: f.pool,
     priority: Number(f.priority),
-    payload: jsonOrNull(f.payload),
+    payload: redactedPayload(f.type, jsonOrNull(f.payload), body.secrets),
     attempt: Number(f.attempt),
     maxRetries: Number(f.maxRetries),
     stalls: Number(f.stalls ?? 0),
@@ -123,7 +132,9 @@ export function newRecord(
 ): TaskRecord {
   return {
     ...t,
-    payload: t.payload === undefined ? null : JSON.parse(json(t.payload)),
+    payload: t.payload === undefined
+      ? null
+      : redactedPayload(t.type, JSON.parse(json(t.payload)), null),
     dependsOn: [...t.dependsOn],
     backoff: t.backoff ? { ...t.backoff } : null,
     status,
@@ -146,6 +157,7 @@ export function decodeSchedule(entry: RedisReply): ScheduleRecord {
   s.nextRunAt = Number(nextRunAt);
   s.lastRunId = lastRunId ? lastRunId : null;
   s.lastRunAt = lastRunAt ? Number(lastRunAt) : null;
+  s.template.payload = redactedPayload(s.template.type, s.template.payload, null);
   return s;
 }
 

@@ -26,6 +26,7 @@ import type {
   LeaseOwner,
   Page,
   PoolControl,
+  RateLimitResult,
   Recovery,
   Storage,
   StorageEvent,
@@ -48,6 +49,7 @@ import { EventHub } from "./events.ts";
 import { keyPrefix, keys } from "./keys.ts";
 import { listHistory, listTasks, readStats } from "./queries.ts";
 import * as registry from "./registry.ts";
+import { hitRateLimit } from "./rate-limit.ts";
 import { SCRIPTS } from "./scripts.generated.ts";
 import { checkEvictionPolicy } from "./eviction.ts";
 import type { RedisReply, RedisTransport } from "./transport.ts";
@@ -328,6 +330,15 @@ export class RedisStorage implements Storage {
 
   async removeInstance(id: string): Promise<void> {
     await this.#ctx.run("removeInstance", [id]);
+  }
+
+  hitRateLimit(
+    key: string,
+    limit: number,
+    windowMs: number,
+    now: number,
+  ): Promise<RateLimitResult> {
+    return hitRateLimit(this.#ctx, key, limit, windowMs, now);
   }
 
   subscribe(listener: (event: StorageEvent) => void): () => void {

@@ -1,0 +1,53 @@
+/**
+ * @module host-check — which `Host` names the app serves: the guard against DNS rebinding.
+ *
+ * A page on `evil.example` whose name the attacker re-points at 127.0.0.1 reaches a local
+ * server as a same-origin caller, yet its requests still say `Host: evil.example`. So an
+ * API with no credential answers only `localhost`, `127.0.0.1` and `[::1]` (any port), and
+ * one with a credential may be narrowed by `allowedHosts` (SKEDULR_ALLOWED_HOSTS).
+ */
+import type { MiddlewareHandler } from "hono";
+import { LOOPBACK_HOSTS, parseHost } from "../src/worker/access-config.ts";
+import type { SkedulrEnv } from "./env.ts";
+import { ApiError } from "./errors.ts";
+
+/** Whether `value` (a Host header) is served: `allowed` holds names and `name:port`s. */
+export function hostAllowed(value: string, allowed: readonly string[]): boolean {
+  const host = parseHost(value);
+  if (!host) return false;
+  return allowed.includes(host.name) ||
+    (host.port !== null && allowed.includes(`${host.name}:${host.port}`));
+}
+
+/**
+ * Middleware: 403 `forbidden`, naming the host, for a request whose `Host` header (or URL,
+ * when a runtime builds it from elsewhere) is not served. `allowed` null serves any host.
+ * `/skedulr/healthz` is exempt: probes use the node's address, and it reveals nothing.
+ */
+export function hostCheck(
+  allowed: readonly string[] | null,
+  open: boolean,
+): MiddlewareHandler<SkedulrEnv> {
+  const names = allowed ?? (open ? LOOPBACK_HOSTS : null);
+  return async (c, next) => {
+    if (names === null || c.req.path === "/skedulr/healthz") return await next();
+    const header = c.req.header("host");
+    for (
+      const host of header === undefined
+        ? [new URL(c.req.url).host]
+        : [header, new URL(c.req.url).host]
+    ) {
+      if (!hostAllowed(host, names)) {
+        throw new ApiError(
+          "forbidden",
+          `Host ${JSON.stringify(host)} is not served here: ` +
+            (allowed === null
+              ? "with no SKEDULR_TOKEN or SKEDULR_KEYS, only localhost, 127.0.0.1 and [::1] are " +
+                "(a guard against DNS rebinding); set a token to serve other names"
+              : `the allowed hosts are ${names.join(", ")} (SKEDULR_ALLOWED_HOSTS)`),
+        );
+      }
+    }
+    await next();
+  };
+}

@@ -1,0 +1,191 @@
+/**
+ * @module bounds — the input bounds beside the name pattern (src/core/ids.ts): well-formed
+ * text, usable cron expressions and time zones, and the minimum interval of recurring and
+ * cron schedules. The spec schema, the HTTP
+ * API's body reader and the configuration all use these, so each bound has one definition.
+ */
+import { Cron, CronPattern } from "croner";
+import type { FieldIssue } from "./errors.ts";
+
+/** The default floor of `every` and of the gap between two cron occurrences (1 s). */
+export const DEFAULT_MIN_INTERVAL_MS = 1_000;
+
+/** Most ill-formed strings reported for one input: a payload could hold thousands. */
+const MAX_TEXT_ISSUES = 10;
+
+const BAD_TEXT = "must be well-formed Unicode text (it holds a lone UTF-16 surrogate)";
+const BAD_KEY = "has a key that is not well-formed Unicode text (it holds a lone UTF-16 surrogate)";
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+// ES2024; older runtimes (and the type library this project targets) lack it.
+const nativeCheck = (String.prototype as { isWellFormed?: (this: string) => boolean })
+  .isWellFormed;
+
+/** {@link isWellFormed} for runtimes without `String.prototype.isWellFormed`. */
+export function isWellFormedByPattern(text: string): boolean {
+  return !LONE_SURROGATE.test(text);
+}
+
+/**
+ * True when `text` holds no lone surrogate. Such a string cannot be encoded as UTF-8:
+ * `JSON.stringify` writes it as an escape (`"\ud800"`) that strict JSON parsers refuse.
+ */
+export function isWellFormed(text: string): boolean {
+  return nativeCheck ? nativeCheck.call(text) : isWellFormedByPattern(text);
+}
+
+interface Frame {
+  value: unknown;
+  key: string | number | null;
+  parent: Frame | null;
+}
+
+/**
+ * `[2].payload.tags.0`: a top-level index in brackets, then dotted keys (as valibot names
+ * them); cut at 200 characters, since a body can nest far deeper than anyone reads.
+ */
+function pathOf(frame: Frame): string {
+  const keys: (string | number)[] = [];
+  for (let f: Frame | null = frame; f && f.key !== null; f = f.parent) keys.push(f.key);
+  keys.reverse();
+  const path = keys.map((k, i) => (i === 0 && typeof k === "number" ? `[${k}]` : i ? `.${k}` : k))
+    .join("");
+  return path.length > 200 ? `${path.slice(0, 200)}…` : path;
+}
+
+/**
+ * Every string of a JSON-like value that is not well-formed Unicode (object keys too, at
+ * any depth), as `{ path, message }` with `path` like `payload.note`; at most 10. The walk
+ * is iterative (a 1 MiB body can nest 500k deep) and visits each object once (cycles).
+ *
+ * @example
+ * textIssues({ payload: { note: "\ud800" } }); // [{ path: "payload.note", message: "must be…" }]
+ */
+export function textIssues(value: unknown): FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  const seen = new Set<object>();
+  const stack: Frame[] = [{ value, key: null, parent: null }];
+  while (stack.length > 0 && issues.length < MAX_TEXT_ISSUES) {
+    const frame = stack.pop()!;
+    const v = frame.value;
+    if (typeof v === "string") {
+      if (!isWellFormed(v)) issues.push({ path: pathOf(frame), message: BAD_TEXT });
+      continue;
+    }
+    if (typeof v !== "object" || v === null || seen.has(v)) continue;
+    seen.add(v);
+    const children: Frame[] = [];
+    if (Array.isArray(v)) {
+      v.forEach((item, i) => children.push({ value: item, key: i, parent: frame }));
+    } else {
+      for (const [key, item] of Object.entries(v)) {
+        if (isWellFormed(key)) children.push({ value: item, key, parent: frame });
+        else if (issues.length < MAX_TEXT_ISSUES) {
+          issues.push({ path: pathOf(frame), message: BAD_KEY });
+        }
+      }
+    }
+    // Reversed, so issues come out in document order.
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
+  }
+  return issues;
+}
+
+/** `1500` → `"1500ms"`, `60000` → `"1m"`: a duration as the spec would write it. */
+export function formatMs(ms: number): string {
+  for (
+    const [unit, size] of [["d", 86_400_000], ["h", 3_600_000], ["m", 60_000], [
+      "s",
+      1_000,
+    ]] as const
+  ) {
+    if (ms >= size && ms % size === 0) return `${ms / size}${unit}`;
+  }
+  return `${ms}ms`;
+}
+
+/** Why an `every` of `everyMs` is too short for the floor `minMs`, or null. */
+export function everyProblem(everyMs: number, minMs: number): string | null {
+  if (everyMs >= minMs) return null;
+  return `must be at least ${formatMs(minMs)} (the minimum interval, SKEDULR_MIN_INTERVAL), got ${
+    formatMs(everyMs)
+  }`;
+}
+
+/** Why a cron expression is unusable, or null when croner accepts it. */
+export function cronProblem(expression: string, timezone?: string): string | null {
+  try {
+    const job = new Cron(expression, { timezone, paused: true });
+    if (!job.nextRun()) return `cron ${JSON.stringify(expression)} never fires`;
+    return null;
+  } catch (error) {
+    return `invalid cron ${JSON.stringify(expression)}: ${(error as Error).message}`;
+  }
+}
+
+/** True when the runtime knows `zone` as an IANA time zone. */
+export function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Why a valid cron fires too often for the floor `minMs`, or null. */
+export function cronIntervalProblem(
+  expression: string,
+  timezone: string | undefined,
+  minMs: number,
+): string | null {
+  if (minMs <= 1_000) return null; // croner's finest field is whole seconds: every gap is ≥ 1 s
+  const gap = cronMinGapMs(expression, timezone);
+  if (gap >= minMs) return null;
+  return `fires ${formatMs(gap)} apart at the closest, below the minimum interval of ${
+    formatMs(minMs)
+  } (SKEDULR_MIN_INTERVAL)`;
+}
+
+/**
+ * The smallest gap between two occurrences of a cron expression, in ms, on the wall clock.
+ *
+ * Exact from the second, minute and hour fields rather than by sampling: a day's occurrences
+ * are the product of the three sets, so consecutive ones are either neighbours within one
+ * set (with the lower fields at their extremes) or the last of a day and the first of the
+ * next. The day fields only remove days, so the day wrap is counted as if consecutive days
+ * matched (an over-estimate of closeness only when they never do). A DST shift can bring
+ * two occurrences closer once a year; that is not counted. Falls back to sampling the next
+ * 1000 occurrences if croner's pattern ever changes shape.
+ */
+export function cronMinGapMs(expression: string, timezone?: string): number {
+  const p = new CronPattern(expression, timezone);
+  if (p.second?.length !== 60 || p.minute?.length !== 60 || p.hour?.length !== 24) {
+    const runs = new Cron(expression, { timezone, paused: true }).nextRuns(1000);
+    let gap = Infinity;
+    for (let i = 1; i < runs.length; i++) {
+      gap = Math.min(gap, runs[i].getTime() - runs[i - 1].getTime());
+    }
+    return gap;
+  }
+  const on = (flags: number[]) => flags.flatMap((flag, i) => (flag ? [i] : []));
+  const [s, m, h] = [on(p.second), on(p.minute), on(p.hour)];
+  if (!s.length || !m.length || !h.length) return Infinity;
+  const step = (xs: number[]) => {
+    let d = Infinity;
+    for (let i = 1; i < xs.length; i++) d = Math.min(d, xs[i] - xs[i - 1]);
+    return d;
+  };
+  const last = (xs: number[]) => xs[xs.length - 1];
+  const secondSpan = last(s) - s[0];
+  const minuteSpan = last(m) * 60 + last(s) - (m[0] * 60 + s[0]);
+  const daySpan = last(h) * 3600 + last(m) * 60 + last(s) - (h[0] * 3600 + m[0] * 60 + s[0]);
+  const seconds = Math.min(
+    step(s),
+    step(m) * 60 - secondSpan,
+    step(h) * 3600 - minuteSpan,
+    86_400 - daySpan,
+  );
+  return seconds * 1000;
+}
