@@ -9,6 +9,7 @@ import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { type RedisServerHandle, startRedisServer } from "../helpers/redis-server.ts";
 import { eventually } from "../helpers/wait.ts";
+import { countCommandsUntil } from "../helpers/cluster-monitor.ts";
 import {
   api,
   type Cluster,
@@ -245,7 +246,14 @@ describe("many worker processes on one Redis", () => {
         const early = Array.from({ length: 100 }, () => ({ type: "count", runAt: t0 + 300 }));
         const later = Array.from({ length: 100 }, () => ({ type: "count", runAt: t0 + 4_000 }));
         const ids = await submitOverHttp([apiNode], [...early, ...later]);
-        await eventually(() => Date.now() > t0 + 800, "the early tasks to be overdue", 5_000);
+        // Watch every command Redis gets until the early tasks have been due for half a
+        // second (ten wheel ticks): the API-only node must send no promotion at all.
+        const seen = await countCommandsUntil(server.port, () => Date.now() > t0 + 800, 5_000);
+        assert.deepEqual(
+          seen.byCommand.filter(([name]) => name === "evalsha:promoteDue"),
+          [],
+          "an API-only node promotes nothing",
+        );
         assert.equal(await count(c, "scheduled"), 200, "nothing promotes them without a worker");
         await c.spawn(1);
         await untilSucceeded(c, 200, 20_000);

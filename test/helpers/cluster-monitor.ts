@@ -20,7 +20,8 @@ export interface CommandCount {
 
 /**
  * Watches `port` and counts client commands until `enough` says so (checked on every
- * command; a condition, not a fixed window) or `timeoutMs` passes, which fails.
+ * command and every 20 ms: a condition, not a fixed window) or `timeoutMs` passes, which
+ * fails.
  */
 export async function countCommandsUntil(
   port: number,
@@ -30,10 +31,15 @@ export async function countCommandsUntil(
   let stop!: () => void;
   const done = new Promise<void>((resolve) => (stop = resolve));
   const timer = setTimeout(stop, timeoutMs);
+  let latest: (() => CommandCount) | null = null;
+  const poll = setInterval(() => {
+    if (latest && enough(latest())) stop();
+  }, 20);
   const seen = await watch(port, done, (now) => {
     if (enough(now)) stop();
-  });
+  }, (snapshot) => (latest = snapshot));
   clearTimeout(timer);
+  clearInterval(poll);
   if (!enough(seen)) {
     throw new Error(`countCommandsUntil: condition not met within ${timeoutMs} ms`);
   }
@@ -44,6 +50,7 @@ async function watch(
   port: number,
   until: Promise<unknown>,
   onCommand: (seen: CommandCount) => void,
+  expose: (snapshot: () => CommandCount) => void,
 ): Promise<CommandCount> {
   const names = new Map<string, string>();
   for (const s of Object.values(SCRIPTS)) names.set(await scriptSha(s.source), s.name);
@@ -80,6 +87,7 @@ async function watch(
     seconds: (performance.now() - started) / 1000,
     byCommand: [...counts].sort((a, b) => b[1] - a[1]),
   });
+  expose(snapshot);
   await until;
   sock.destroy();
   return snapshot();
