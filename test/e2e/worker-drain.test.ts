@@ -23,12 +23,14 @@ async function withWorker(
   const storage = new RedisStorage({ transport: connectRedisTcp(server.url), prefix });
   await storage.init();
   const client = new Scheduler({ storage, pools: {}, logger: silentLogger });
-  const w = await ready(await startWorker({
-    REDIS_URL: server.url,
-    SKEDULR_PREFIX: prefix,
-    SKEDULR_JOBS: "test/e2e/fixtures/jobs.ts",
-    ...env,
-  }));
+  const w = await ready(
+    await startWorker({
+      REDIS_URL: server.url,
+      SKEDULR_PREFIX: prefix,
+      SKEDULR_JOBS: "test/e2e/fixtures/jobs.ts",
+      ...env,
+    }),
+  );
   try {
     await test(client, () => w.stop("SIGTERM"));
   } finally {
