@@ -1,7 +1,12 @@
 /**
- * Example job handlers, loaded by `bun run worker` (SKEDULR_JOBS defaults to ./jobs.ts).
- * The default export maps a task type to its handler; the built-in `http` type is always
- * there. Handlers should be idempotent: a task can run again after a worker crash.
+ * @module jobs — example job handlers, loaded by `npm run worker` (SKEDULR_JOBS defaults to
+ * ./jobs.ts). The default export maps a task type to its handler; the built-in `http` type
+ * is always there. Handlers should be idempotent: a task can run again after a worker crash.
+ *
+ * The README's walkthrough uses these types, so what it shows happens on a fresh clone:
+ * `send_email` succeeds (its first attempt fails with `flaky: true`), `fail` always fails
+ * (a dead task), `sleep` waits `payload.ms` (something to cancel), `echo` returns its
+ * payload, `report` stands in for the cron example's nightly job.
  */
 import type { Handler } from "./src/mod.ts";
 
@@ -28,4 +33,17 @@ const fail: Handler<{ message?: string }> = (payload) => {
   throw new Error(payload?.message ?? "failed on purpose");
 };
 
-export default { send_email: sendEmail, sleep, fail, echo: (payload: unknown) => payload };
+/** A schedule's type needs a handler like any other, or each firing would end dead. */
+const report: Handler<{ name?: string } | null> = (payload, ctx) => ({
+  report: payload?.name ?? "daily",
+  generatedAt: new Date().toISOString(),
+  attempt: ctx.attempt,
+});
+
+export default {
+  send_email: sendEmail,
+  sleep,
+  fail,
+  echo: (payload: unknown) => payload,
+  report,
+};

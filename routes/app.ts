@@ -32,9 +32,11 @@
  *   POST   /skedulr/api/pools/:name           200 { pool, concurrency }   { concurrency }
  *   GET    /skedulr/api/history               200 { attempts, next } same query as tasks
  *   GET    /skedulr/api/openapi.json | /docs
+ *   GET    /skedulr/api                       200 index: docs links, each route and its role
  *   GET    /skedulr/healthz                   200 { ok, storage } | 503 { ok, storage, error }
  *   GET    /skedulr/metrics                   Prometheus text
  *   GET|POST /skedulr/login, POST /skedulr/logout, GET /skedulr
+ *   GET    /                                  302 to /skedulr (no credential needed)
  *
  * @example
  * const scheduler = new Scheduler({ pools: { default: 10 } });
@@ -46,6 +48,7 @@
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import type { Scheduler } from "../src/mod.ts";
 import { adminRoutes } from "./admin.ts";
+import { apiIndex } from "./api-index.ts";
 import { authenticate, type AuthOptions, requireAuth } from "./auth.ts";
 import { DEFAULT_MAX_BODY_BYTES, jsonBody } from "./body.ts";
 import { type ApiKeyEntry, Credentials } from "./credentials.ts";
@@ -164,6 +167,9 @@ export function createApp(options: CreateAppOptions): Hono<SkedulrEnv> {
     c.header("X-Frame-Options", "DENY");
   });
   app.use("*", hostCheck(allowedHosts, credentials.open));
+  // Someone who typed only the host and port finds the dashboard; 302, not 308, so a browser
+  // does not remember it if `/` later serves something else.
+  app.get("/", (c) => c.redirect("/skedulr", 302));
 
   const root = app.basePath("/skedulr");
   const api = root.basePath("/api");
@@ -185,6 +191,7 @@ export function createApp(options: CreateAppOptions): Hono<SkedulrEnv> {
   ));
   api.get("/openapi.json", role("read"), (c) => c.json(openApi()));
   api.get("/docs", role("read"), (c) => html(c, docsPage(openApi())));
+  api.get("/", role("read"), apiIndex(app, openApi, version));
 
   observabilityRoutes(root, scheduler);
   sessionRoutes(root, {

@@ -33,6 +33,8 @@ const STATUS: Record<ApiErrorCode, ContentfulStatusCode> = {
   conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  // Strict type checks only: a valid spec whose type no live worker handles.
+  unknown_type: 422,
   rate_limited: 429,
   capacity: 503,
   storage: 503,

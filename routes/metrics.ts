@@ -141,6 +141,7 @@ export function observabilityRoutes(root: Hono<SkedulrEnv>, scheduler: Scheduler
   });
 
   root.get("/healthz", async (c) => {
+    // `memory`, `redis` or `redis-rest`: a Redis store is named after what its transport speaks.
     const storage = scheduler.storage.name;
     const error = await pingProblem(scheduler.storage, HEALTH_TIMEOUT_MS);
     const headers = { "Cache-Control": "no-store" };

@@ -1,20 +1,9 @@
 /**
- * @module openapi-parts — building blocks of the OpenAPI document: the component schemas
- * (request bodies generated from the routes' valibot schemas) and small object helpers.
+ * @module openapi-parts — small building blocks of the OpenAPI document: JSON Schema of a
+ * valibot schema, references, responses, bodies and parameters.
  */
 import { toJsonSchema } from "@valibot/to-json-schema";
 import type * as v from "valibot";
-import { TaskSpecSchema } from "../src/mod.ts";
-import {
-  ATTEMPT_STATUSES,
-  BulkResubmitSchema,
-  CancelSchema,
-  LoginSchema,
-  MAX_BATCH,
-  PauseSchema,
-  PoolSizeSchema,
-  TASK_STATUSES,
-} from "./schemas.ts";
 
 export type Json = Record<string, unknown>;
 
@@ -35,6 +24,8 @@ export const failure = (description: string) => ({ description, content: json(re
 export const RETRY_AFTER = {
   "Retry-After": { description: "Seconds to wait before retrying", schema: { type: "integer" } },
 };
+/** The header of a redirect. */
+export const LOCATION = { Location: { description: "Where to go", schema: { type: "string" } } };
 /** A 503: the error body plus `Retry-After`. */
 export const unavailable = (description: string) => ({
   ...failure(description),
@@ -52,6 +43,7 @@ export const pathId = (name: string, description: string) => ({
 export const nullable = (type: string) => ({ type: [type, "null"] });
 export const str = { type: "string" };
 export const int = { type: "integer" };
+export const list = (items: Json) => ({ type: "array", items });
 export const obj = (properties: Json, required: string[] = Object.keys(properties)) => ({
   type: "object",
   properties,
@@ -76,70 +68,23 @@ export function listParams(statuses: readonly string[]): Json[] {
   ];
 }
 
-/** `components.schemas`: generated request bodies plus hand-written response shapes. */
-export function componentSchemas(): Json {
-  return {
-    TaskSpec: jsonSchemaOf(TaskSpecSchema),
-    TaskBatch: { type: "array", minItems: 1, maxItems: MAX_BATCH, items: ref("TaskSpec") },
-    CancelRequest: jsonSchemaOf(CancelSchema),
-    BulkResubmit: jsonSchemaOf(BulkResubmitSchema),
-    PoolSize: jsonSchemaOf(PoolSizeSchema),
-    PauseRequest: jsonSchemaOf(PauseSchema),
-    Login: jsonSchemaOf(LoginSchema),
-    Submitted: obj({
-      id: str,
-      status: str,
-      nextRunAt: int,
-      existing: { const: true, description: "An identical earlier submit had stored it" },
-    }, ["id", "status"]),
-    Task: obj({
-      id: str,
-      type: str,
-      status: { enum: TASK_STATUSES },
-      pool: str,
-      priority: int,
-      payload: {
-        description: 'For type http, each value of `headers` shows as "[redacted]" (names stay)',
-      },
-      attempt: int,
-      maxRetries: int,
-      stalls: { ...int, description: "Attempts lost with their worker (no retry spent)" },
-      maxStalls: { ...int, description: "Stalls allowed before the task is dead" },
-      progress: nullable("number"),
-      result: {},
-      error: { type: ["object", "null"] },
-      createdAt: int,
-      runAt: nullable("integer"),
-      startedAt: nullable("integer"),
-      finishedAt: nullable("integer"),
-      scheduleId: nullable("string"),
-      dependsOn: { type: "array", items: str },
-      onSuccessOf: nullable("string"),
-      onFailureOf: nullable("string"),
-      key: nullable("string"),
-      timeoutMs: nullable("integer"),
-      backoff: { type: ["object", "null"] },
-      cancelReason: nullable("string"),
-      workerId: nullable("string"),
-    }, ["id", "type", "status", "pool"]),
-    Attempt: obj({
-      taskId: str,
-      type: str,
-      pool: str,
-      attempt: int,
-      status: { enum: ATTEMPT_STATUSES },
-      error: { type: ["object", "null"] },
-      startedAt: int,
-      finishedAt: int,
-      durationMs: int,
-      workerId: str,
-    }, ["taskId", "status", "attempt"]),
-    Error: obj({
-      error: obj({
-        code: str,
-        message: str,
-        issues: { type: "array", items: obj({ path: str, message: str }) },
-      }, ["code", "message"]),
-    }),
-  };
+/** Every API operation can answer this when the store cannot. */
+export const STORAGE_DOWN = "storage: the store is unreachable, loading, full, or did not answer " +
+  "within the request deadline (SKEDULR_API_TIMEOUT, default 2 s); retry later";
+/** What any operation with a JSON body can answer before it runs. */
+export const BODY_ERRORS = {
+  "400": failure("invalid_request: bad JSON or a bad field; `issues` names each field"),
+  "413": failure("payload_too_large: a body over the limit (1 MiB by default)"),
+  "415": failure("unsupported_media_type: a body that is not JSON"),
+};
+export const NOT_FOUND = { "404": failure("not_found") };
+/** A text answer (HTML, Prometheus) of media type `type`. */
+export const text = (description: string, type: string) => ({
+  description,
+  content: { [type]: { schema: { type: "string" } } },
+});
+
+/** One operation; `operationId` first, as generators and readers look for it. */
+export function op(operationId: string, tag: string, summary: string, rest: Json): Json {
+  return { operationId, tags: [tag], summary, ...rest };
 }

@@ -5,7 +5,7 @@
  * login's 429 `rate_limited` with `Retry-After`, and logout.
  */
 import type { ApiRole } from "./credentials.ts";
-import { failure, type Json, obj, ok, RETRY_AFTER } from "./openapi-parts.ts";
+import { failure, type Json, LOCATION, obj, ok, RETRY_AFTER } from "./openapi-parts.ts";
 
 const ROLES_TEXT = "Roles: `read` may use every GET, `submit` also submits, cancels and " +
   "resubmits one task, `admin` (SKEDULR_TOKEN) may do everything (pause, pools, bulk " +
@@ -50,12 +50,13 @@ export function withAccessControl(
   }
   paths["/skedulr/logout"] = {
     post: {
+      operationId: "logout",
       tags: ["Docs"],
       summary: "End the dashboard session (same-origin requests only)",
       security: [],
       responses: {
         "200": ok("Logged out", obj({ ok: { const: true } })),
-        "303": { description: "Asked for HTML: to /skedulr/login" },
+        "303": { description: "Asked for HTML: to /skedulr/login", headers: LOCATION },
         "403": failure("forbidden: not a same-origin request"),
       },
     },

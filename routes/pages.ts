@@ -1,6 +1,8 @@
 /**
  * @module pages — the small self-contained HTML pages: API docs rendered from the OpenAPI
- * document, the placeholder `/skedulr` page and the login form. No scripts, no CDN.
+ * document, the placeholder `/skedulr` page and the login form. No scripts, no CDN. Each
+ * page's content sits in a `<main>` landmark under one `<h1>` (axe-core checks the docs page
+ * in test/browser/dashboard-a11y.test.ts).
  */
 
 type Json = Record<string, any>;
@@ -27,7 +29,9 @@ form{display:flex;gap:.5rem}input{font:inherit;padding:.3rem}`;
 function page(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body>${body}</body></html>`;
+<title>${
+    escapeHtml(title)
+  }</title><style>${STYLE}</style></head><body><main>${body}</main></body></html>`;
 }
 
 function resolve(doc: Json, schema: Json | undefined): Json | undefined {
@@ -50,8 +54,10 @@ function operation(doc: Json, path: string, method: string, op: Json): string {
     }</td></tr>`
   ).join("");
   return `<div class="op"><span class="m ${escapeHtml(method)}">${escapeHtml(method)}</span>
-<code>${escapeHtml(path)}</code> — ${escapeHtml(op.summary ?? "")}
-${rows ? `<table><tr><th>parameter</th><th>in</th><th></th></tr>${rows}</table>` : ""}
+<code>${escapeHtml(path)}</code> — ${escapeHtml(op.summary ?? "")}${
+    op.operationId ? ` <small>(<code>${escapeHtml(op.operationId)}</code>)</small>` : ""
+  }
+${rows ? `<table><tr><th>parameter</th><th>in</th><th>description</th></tr>${rows}</table>` : ""}
 ${
     bodySchema
       ? `<details><summary>request body${
@@ -59,7 +65,7 @@ ${
       }</summary><pre>${escapeHtml(JSON.stringify(bodySchema, null, 2))}</pre></details>`
       : ""
   }
-<details><summary>responses</summary><table>${responses}</table></details></div>`;
+<details><summary>responses</summary><table><tr><th>status</th><th>meaning</th></tr>${responses}</table></details></div>`;
 }
 
 /** The docs page: every path of the document grouped by tag, with bodies and responses. */

@@ -18,7 +18,8 @@ const ROLE_OF = new WeakMap<object, ApiRole>();
 
 /** Whether `path` (as registered) is behind the auth guard, so it must declare a role. */
 export function isGuarded(path: string): boolean {
-  return path.startsWith("/skedulr/api/") || path === "/skedulr/metrics";
+  return path === "/skedulr/api" || path.startsWith("/skedulr/api/") ||
+    path === "/skedulr/metrics";
 }
 
 function stronger(a: ApiRole | null, b: ApiRole): ApiRole {

@@ -5,6 +5,10 @@
  * A submit answers 201 when it stored something, and 200 (`existing: true`) when it was an
  * identical retry of a submit already stored under the same custom ids (see
  * `Scheduler.submitMany`): a client whose submit timed out retries it safely.
+ *
+ * A spec whose type no live worker handles is stored all the same and the answer carries
+ * `warnings` (top-level in a batch, each prefixed with its spec's `[i]`); in strict mode it
+ * is refused with 422 `unknown_type`.
  */
 import type { Hono, MiddlewareHandler } from "hono";
 import { NotFoundError, type Scheduler, type Submitted, ValidationError } from "../src/mod.ts";
@@ -24,6 +28,12 @@ export function submittedView(
   return s.existing
     ? { id: s.id, status: s.status, existing: true }
     : { id: s.id, status: s.status };
+}
+
+/** The warnings of a batch, each naming its spec as `[i]: `; undefined when none. */
+function batchWarnings(submitted: Submitted[]): { warnings?: string[] } {
+  const warnings = submitted.flatMap((s, i) => (s.warnings ?? []).map((w) => `[${i}]: ${w}`));
+  return warnings.length ? { warnings } : {};
 }
 
 /** 200 when nothing new was stored (an identical retry), else 201. */
@@ -50,7 +60,8 @@ export function taskRoutes(
     if (submitted.kind === "task") {
       c.header("Location", `/skedulr/api/tasks/${encodeURIComponent(submitted.id)}`);
     }
-    return c.json(submittedView(submitted), submitStatus([submitted]));
+    const warnings = submitted.warnings ? { warnings: submitted.warnings } : {};
+    return c.json({ ...submittedView(submitted), ...warnings }, submitStatus([submitted]));
   });
 
   api.post("/tasks/batch", role("submit"), body, async (c) => {
@@ -64,7 +75,10 @@ export function taskRoutes(
     }
     // batch: true names the index in every issue path, even for a batch of one.
     const submitted = await scheduler.submitMany(specs, { batch: true });
-    return c.json({ tasks: submitted.map(submittedView) }, submitStatus(submitted));
+    return c.json(
+      { tasks: submitted.map(submittedView), ...batchWarnings(submitted) },
+      submitStatus(submitted),
+    );
   });
 
   api.get("/tasks", role("read"), async (c) => {

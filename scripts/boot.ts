@@ -1,18 +1,21 @@
 /**
- * Shared start-up of `scripts/worker.ts` and `scripts/serve.ts`: configuration from the
- * environment, storage, the scheduler with job handlers, the HTTP app and server, the
- * banner, the status line and graceful shutdown on SIGINT/SIGTERM.
+ * @module boot — shared start-up of `scripts/worker.ts` and `scripts/serve.ts`: configuration
+ * from the environment, storage, the scheduler with job handlers, the HTTP app and server,
+ * the banner, the console (console-report.ts) and graceful shutdown on SIGINT/SIGTERM.
+ *
+ * The HTTP server starts before storage is reached: an unreachable Redis is retried with
+ * back-off (start-up.ts), one line per attempt, while `/skedulr/healthz` answers 503.
  */
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import {
   ConfigError,
-  consoleLogger,
   type Handler,
   httpTaskHandler,
   httpTaskPayloadSchema,
   MemoryStorage,
+  newId,
   outboundPolicy,
   parseWorkerConfig,
   Scheduler,
@@ -37,6 +40,9 @@ import { createApp } from "../routes/app.ts";
 import { configureErrorStacks } from "../src/core/stack-paths.ts";
 import { dashboard } from "../routes/dashboard.ts";
 import process from "node:process";
+import { type ConsoleLog, consoleLog, type LogLevel } from "../src/worker/console-log.ts";
+import { reportAttempts, reportStatus } from "./console-report.ts";
+import { connectWithRetry, healthzUntilStarted, listenOrExit, storageTarget } from "./start-up.ts";
 
 export const VERSION = "0.1.0";
 
@@ -115,6 +121,9 @@ export interface Booted {
 /** Starts a node: `runWorkers` true for `worker` (pools + wheel), false for `serve` (API only). */
 export async function boot(runWorkers: boolean): Promise<Booted> {
   const config = loadConfig();
+  const log = consoleLog({ level: config.logLevel, format: config.logFormat });
+  // The banner and lifecycle lines print at any level; JSON makes each one object.
+  const say = (text: string, level: LogLevel = "info") => log.notice(level, text);
   // Task error stacks name files relative to here (the core cannot read the cwd), or none.
   configureErrorStacks({ keep: config.errorStacks, root: process.cwd() });
   const { storage, description } = createStorage(config);
@@ -122,11 +131,12 @@ export async function boot(runWorkers: boolean): Promise<Booted> {
     storage,
     pools: runWorkers ? config.pools : {},
     clock: runtimeClock,
-    logger: consoleLogger(config.logLevel),
+    logger: log,
     host: hostName(),
     pid: processId(),
     ...(config.leaseMs ? { leaseMs: config.leaseMs } : {}),
     minIntervalMs: config.minIntervalMs,
+    strictTypes: config.strictTypes,
   });
   // One policy for the submit check and the worker; the pinned client checks resolved names.
   const policy = outboundPolicy(config.httpAllow);
@@ -134,13 +144,6 @@ export async function boot(runWorkers: boolean): Promise<Booted> {
   scheduler.register("http", http, { payloadSchema: httpTaskPayloadSchema(policy) });
   for (const [type, handler] of Object.entries(await loadJobs(config))) {
     scheduler.register(type, handler);
-  }
-  try {
-    if (runWorkers) await scheduler.start();
-    else await storage.init();
-  } catch (error) {
-    console.error(`skedulr: storage: ${(error as Error).message}`);
-    exit(1);
   }
   const app = createApp({
     scheduler,
@@ -155,32 +158,28 @@ export async function boot(runWorkers: boolean): Promise<Booted> {
   });
   const secured = config.token !== null || config.keys.length > 0;
   const hostname = secured ? "0.0.0.0" : "127.0.0.1";
-  const server = await serve(app.fetch, {
-    port: config.port,
+  const gate = healthzUntilStarted(app.fetch, storage.name);
+  const server = await listenOrExit(
+    () => serve(gate.fetch, { port: config.port, hostname, requestTimeoutMs: config.apiTimeoutMs }),
     hostname,
-    requestTimeoutMs: config.apiTimeoutMs,
-  });
-  const volatile = config.redisUrl && storage instanceof RedisStorage
-    ? await persistenceWarning(storage)
-    : null;
+    config.port,
+    log,
+  );
   const url = `http://${hostname === "0.0.0.0" ? "localhost" : hostname}:${server.port}/skedulr`;
 
-  console.log(`skedulr ${VERSION} ${runWorkers ? "worker" : "api"} ${scheduler.workerId}`);
-  console.log(`  storage:   ${description}`);
-  if (volatile) console.warn(`  WARNING:   ${volatile}`);
+  say(`skedulr ${VERSION} ${runWorkers ? "worker" : "api"} ${scheduler.workerId}`);
+  say(`  storage:   ${description}`);
   if (runWorkers) {
-    console.log(
-      `  pools:     ${Object.entries(config.pools).map(([n, s]) => `${n}=${s}`).join(", ")}`,
-    );
-    console.log(`  jobs:      ${scheduler.types.join(", ")}`);
+    say(`  pools:     ${Object.entries(config.pools).map(([n, s]) => `${n}=${s}`).join(", ")}`);
+    say(`  jobs:      ${scheduler.types.join(", ")}`);
   }
-  console.log(`  api:       ${url}/api  (dashboard ${url})`);
-  console.log(
+  say(`  api:       ${url}/api  (dashboard ${url})`);
+  say(
     `  http:      tasks may call public addresses${
       policy.allow.length ? ` and ${policy.allow.join(", ")} (SKEDULR_HTTP_ALLOW)` : " only"
     }`,
   );
-  console.log(
+  say(
     secured
       ? `  auth:      bearer credential required (${
         [
@@ -192,31 +191,55 @@ export async function boot(runWorkers: boolean): Promise<Booted> {
       : "  auth:      none — listening on 127.0.0.1 only; set SKEDULR_TOKEN to listen on all interfaces",
   );
   if (config.keys.length && !config.token && !config.sessionSecret) {
-    console.warn(
+    say(
       "  sessions:  signed with a per-process secret (no SKEDULR_TOKEN): dashboard logins end " +
         "at restart and hold on this node only; set SKEDULR_SESSION_SECRET to share them",
+      "warn",
     );
   }
-
-  const demo = env("SKEDULR_DEMO") ?? (config.redisUrl || config.rest ? "0" : "1");
-  if (runWorkers && demo === "1" && scheduler.types.includes("send_email")) {
-    await runDemo(scheduler);
+  if (config.strictTypes) {
+    say("  types:     strict: a submit of a type no live worker handles is refused (422)");
   }
-  const status = runWorkers ? statusLine(scheduler) : null;
+
+  const quiet: (() => void)[] = [];
+  const connecting = new AbortController();
   let stopping: Promise<void> | null = null;
   const stop = () =>
     stopping ??= (async () => {
-      if (status) clearInterval(status);
+      connecting.abort();
+      for (const q of quiet) q();
       await server.stop();
       if (runWorkers) await scheduler.shutdown({ timeoutMs: config.shutdownTimeoutMs });
       await storage.close();
     })();
   onShutdownSignal(async (signal) => {
-    console.log(`${signal}: draining (running handlers get up to ${config.shutdownTimeoutMs} ms)`);
+    say(`${signal}: draining (running handlers get up to ${config.shutdownTimeoutMs} ms)`);
     await stop();
-    console.log("stopped");
+    say("stopped");
     exit(0);
   });
+
+  // Storage last: while it is unreachable the API answers (503) and each retry says so.
+  try {
+    const connect = runWorkers ? () => scheduler.start() : () => storage.init();
+    if (!(await connectWithRetry(connect, storageTarget(config), log, connecting.signal))) {
+      return { scheduler, url, stop };
+    }
+  } catch (error) {
+    log.notice("error", `skedulr: storage: ${(error as Error).message}`, { event: "storage" });
+    exit(1);
+  }
+  const volatile = config.redisUrl && storage instanceof RedisStorage
+    ? await persistenceWarning(storage)
+    : null;
+  if (volatile) say(`  WARNING:   ${volatile}`, "warn");
+  gate.open();
+  if (runWorkers) {
+    quiet.push(reportAttempts(scheduler, log));
+    const demo = env("SKEDULR_DEMO") ?? (config.redisUrl || config.rest ? "0" : "1");
+    if (demo === "1" && scheduler.types.includes("send_email")) await runDemo(scheduler, log);
+    quiet.push(reportStatus(scheduler, log, Number(env("SKEDULR_STATUS_MS") ?? 10_000)));
+  }
   return { scheduler, url, stop };
 }
 
@@ -233,14 +256,22 @@ async function persistenceWarning(storage: RedisStorage): Promise<string | null>
 
 /**
  * The seed's example: `send_email` in pool `critical`, 3 retries, exponential back-off
- * 500 ms..10 s with jitter 0.2; one of them fails its first attempt to show a retry.
+ * 500 ms..10 s with jitter 0.2; one of them fails its first attempt to show a retry. The
+ * console prints the failed attempt like any other; `demo:` lines are about these 3 tasks.
  */
-async function runDemo(scheduler: Scheduler): Promise<void> {
-  console.log("demo: submitting 3 send_email tasks to pool critical (SKEDULR_DEMO=0 to skip)");
-  scheduler.onResult((r) => {
-    if (r.type !== "send_email") return;
-    const error = r.error ? ` — ${r.error.message}` : "";
-    console.log(`demo: ${r.status} ${r.taskId} attempt ${r.attempt} (${r.durationMs} ms)${error}`);
+async function runDemo(scheduler: Scheduler, log: ConsoleLog): Promise<void> {
+  log.notice(
+    "info",
+    "demo: submitting 3 send_email tasks to pool critical (SKEDULR_DEMO=0 to skip)",
+  );
+  // Ids chosen up front: a task may finish before its submit returns.
+  const ids = new Set([1, 2, 3].map(() => newId("demo-")));
+  const order = [...ids];
+  const off = scheduler.onResult((r) => {
+    if (!ids.has(r.taskId) || r.status !== "succeeded") return;
+    log.notice("info", `demo: succeeded ${r.taskId} attempt ${r.attempt} (${r.durationMs} ms)`);
+    ids.delete(r.taskId);
+    if (ids.size === 0) off();
   });
   for (
     const [to, flaky] of [["ada@example.com", true], ["grace@example.com", false], [
@@ -249,6 +280,7 @@ async function runDemo(scheduler: Scheduler): Promise<void> {
     ]] as const
   ) {
     await scheduler.submit({
+      id: order.shift(),
       type: "send_email",
       payload: { to, subject: "Welcome", flaky },
       pool: "critical",
@@ -257,32 +289,4 @@ async function runDemo(scheduler: Scheduler): Promise<void> {
       backoff: { type: "exponential", base: "500ms", max: "10s", jitter: 0.2 },
     });
   }
-}
-
-/** Every 10 s (SKEDULR_STATUS_MS): running, queued, done/s. */
-function statusLine(scheduler: Scheduler): ReturnType<typeof setInterval> {
-  const everyMs = Number(env("SKEDULR_STATUS_MS") ?? 10_000);
-  let lastDone = 0;
-  let lastAt = Date.now();
-  const timer = setInterval(async () => {
-    try {
-      const stats = await scheduler.stats();
-      const done = stats.totals.succeeded + stats.totals.dead;
-      const now = Date.now();
-      const rate = ((done - lastDone) * 1000) / Math.max(1, now - lastAt);
-      lastDone = done;
-      lastAt = now;
-      const b = stats.byStatus;
-      console.log(
-        `status: running ${b.running}, queued ${b.queued}, scheduled ${
-          b.scheduled + b.retrying
-        }, ` +
-          `done ${done} (${rate.toFixed(1)}/s), dead ${b.dead}`,
-      );
-    } catch (error) {
-      console.error(`status: storage unreachable: ${(error as Error).message}`);
-    }
-  }, everyMs);
-  (timer as { unref?: () => void }).unref?.();
-  return timer;
 }

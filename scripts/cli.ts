@@ -12,40 +12,28 @@ const USAGE = `usage: skedulr <command>
 
   worker   pools, timing wheel, HTTP API and dashboard (what \`bun run worker\` runs)
   serve    the HTTP API and dashboard only, for an API-only node
+  submit, get, list, dead, cancel, resubmit, stats, pause, resume, schedules
+           a running node's HTTP API, from a shell (\`skedulr --help\` lists them)
 
 Configured by environment variables: REDIS_URL, SKEDULR_POOLS, SKEDULR_JOBS, PORT,
 SKEDULR_TOKEN and the others the README lists.`;
 
-/**
- * `npx` and `npm run` start a bin through `sh -c` and forward SIGTERM to that shell only,
- * which dies without passing it on (npm/cli#5776): the worker would live on as an orphan.
- * So when npm started this process and its parent is gone, the SIGTERM meant for it is sent
- * to itself, and boot.ts drains and exits as on any SIGTERM. Started any other way (a
- * supervisor, `nohup`), signals reach the process directly and losing the parent means
- * nothing.
- */
-function followNpmSignals(): void {
-  if (!process.env.npm_command) return;
-  const parent = process.ppid;
-  const timer = setInterval(() => {
-    if (process.ppid === parent) return;
-    clearInterval(timer);
-    process.kill(process.pid, "SIGTERM");
-  }, 200);
-  timer.unref();
-}
-
+// `npx skedulr worker` leaves no orphan on SIGTERM: worker.ts and serve.ts stop themselves
+// when the npx wrapper is gone (parent-watch.ts).
 const command = process.argv[2];
-if (command === "worker" || command === "serve") followNpmSignals();
-if (command === "worker") {
-  await import("./worker.ts");
-} else if (command === "serve") {
-  await import("./serve.ts");
+if (command === "worker" || command === "serve") {
+  // The entry point reads its own arguments (--help, --version): it gets what follows.
+  process.argv.splice(2, 1);
+  await import(command === "worker" ? "./worker.ts" : "./serve.ts");
 } else if (command === "--version" || command === "-v") {
   const { VERSION } = await import("./boot.ts");
   console.log(VERSION);
 } else if (command === "--help" || command === "-h") {
-  console.log(USAGE);
+  console.log(`${USAGE}\n\n${(await import("./cli/main.ts")).apiHelp()}`);
+} else if (command && (await import("./cli/main.ts")).COMMANDS.has(command)) {
+  // The API commands live in scripts/cli/: a worker start never loads them.
+  const { runCommand } = await import("./cli/main.ts");
+  process.exitCode = await runCommand(command, process.argv.slice(3));
 } else {
   if (command) console.error(`skedulr: unknown command ${JSON.stringify(command)}`);
   console.error(USAGE);

@@ -15,6 +15,7 @@
 import process from "node:process";
 import { serve } from "../src/adapters/serve.ts";
 import { createGateway, type Gateway, type GatewayStats } from "./rest-gateway-app.ts";
+import { stopWithWrapper } from "./parent-watch.ts";
 
 export interface GatewayConfig {
   redisUrl: string;
@@ -100,6 +101,8 @@ export async function startGateway(
 }
 
 if (import.meta.main) {
+  // Under npm, npx or deno task: stop when the wrapper is gone (no orphaned gateway).
+  stopWithWrapper();
   let config: GatewayConfig;
   try {
     config = parseGatewayConfig(process.env);

@@ -29,6 +29,7 @@ export {
   SkedulrError,
   type StorageFault,
   StorageUnavailableError,
+  UnknownTypeError,
   ValidationError,
 } from "./core/errors.ts";
 export { type Duration, durationMs, parseDuration } from "./core/duration.ts";

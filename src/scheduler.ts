@@ -22,6 +22,7 @@ import type { HandlerEntry, WorkerPool } from "./worker/pool.ts";
 import { Runtime } from "./worker/runtime.ts";
 import { orderBatch, poolExists, toNewTask, toSchedule } from "./worker/submission.ts";
 import { storedBefore } from "./worker/same-spec.ts";
+import { checkTypes, TypeDirectory } from "./worker/type-directory.ts";
 
 /** Most specs in one `submitMany` (the HTTP API allows 1000 per request). */
 export const MAX_SUBMIT_BATCH = 10_000;
@@ -59,6 +60,14 @@ export interface SchedulerOptions {
    * ones are refused (400 naming `every` or `cron`). Default 1 s (`SKEDULR_MIN_INTERVAL`).
    */
   minIntervalMs?: number;
+  /**
+   * Refuse a submit of a task type no live worker handles (`UnknownTypeError`, HTTP 422
+   * `unknown_type`) instead of storing it with a warning. Default false
+   * (`SKEDULR_STRICT_TYPES=1`). With no live worker at all, submits are still accepted.
+   */
+  strictTypes?: boolean;
+  /** How old the cached list of the types live workers handle may grow. Default 5 s. */
+  typeCacheMs?: number;
   host?: string;
   pid?: number;
 }
@@ -81,6 +90,8 @@ export interface Submitted {
   nextRunAt?: number;
   /** An earlier try of this same submit had stored the task; nothing new was stored. */
   existing?: true;
+  /** Present when its type has no handler on any live worker (the task is stored all the same). */
+  warnings?: string[];
 }
 
 /** Pool figures in `stats()`. */
@@ -115,6 +126,9 @@ export class Scheduler {
   readonly #ownsStorage: boolean;
   readonly #runtime: Runtime;
   readonly #minIntervalMs: number;
+  readonly #types: TypeDirectory;
+  readonly #strictTypes: boolean;
+  #started = false;
 
   constructor(options: SchedulerOptions = {}) {
     for (const pool of Object.keys(options.pools ?? {})) {
@@ -150,6 +164,15 @@ export class Scheduler {
       wheel: new TimingWheel({ tickMs, clock: this.clock, unref: true }),
       tickMs,
     });
+    this.#strictTypes = options.strictTypes ?? false;
+    this.#types = new TypeDirectory({
+      storage: this.storage,
+      clock: this.clock,
+      logger: this.logger,
+      // Handlers count without a read only while this instance's pools run them.
+      localTypes: () => (this.#started ? this.types : []),
+      refreshMs: options.typeCacheMs,
+    });
   }
 
   /** Registers the handler for a task type (replacing any earlier one). */
@@ -178,6 +201,7 @@ export class Scheduler {
   async start(): Promise<void> {
     await this.storage.init();
     await this.#runtime.start();
+    this.#started = true;
   }
 
   /**
@@ -185,6 +209,7 @@ export class Scheduler {
    * aborts their signals and hands their tasks back to the queue. Nothing queued is lost.
    */
   async shutdown(options: { timeoutMs?: number } = {}): Promise<void> {
+    this.#started = false;
     await this.#runtime.shutdown(options.timeoutMs ?? 30_000);
     if (this.#ownsStorage) await this.storage.close();
   }
@@ -201,6 +226,9 @@ export class Scheduler {
    * Retrying is safe: when every spec has a custom id and every id already holds a task with
    * the same spec (a first try stored them, but its answer was lost), the stored tasks are
    * answered with `existing: true` instead of a ConflictError.
+   *
+   * A spec whose type no live worker handles is stored with `warnings` (see
+   * `type-directory.ts`), or refused with an `UnknownTypeError` under `strictTypes`.
    */
   async submitMany(specs: unknown[], options: { batch?: boolean } = {}): Promise<Submitted[]> {
     if (specs.length > MAX_SUBMIT_BATCH) {
@@ -223,6 +251,12 @@ export class Scheduler {
     const tasks = parsed.map((p) => (isSchedule(p) ? null : toNewTask(p, now)));
     const schedules = parsed.map((p) => (isSchedule(p) ? toSchedule(p, now) : null));
     const ordered = orderBatch(tasks.filter((t) => t !== null));
+    const warnings = await checkTypes(this.#types, parsed.map((p) => p.type), {
+      batch,
+      strict: this.#strictTypes,
+    });
+    const warned = (s: Submitted, i: number): Submitted =>
+      warnings[i] ? { ...s, warnings: warnings[i] } : s;
     let stored: TaskRecord[];
     try {
       stored = await this.storage.enqueue(ordered, now);
@@ -230,7 +264,7 @@ export class Scheduler {
       const before = error instanceof ConflictError
         ? await storedBefore(this.storage, specs as TaskSpec[], tasks)
         : null;
-      if (before) return before;
+      if (before) return before.map(warned);
       throw error;
     }
     const byId = new Map(stored.map((r) => [r.id, r]));
@@ -240,18 +274,18 @@ export class Scheduler {
       await this.storage.addSchedule(schedule);
       this.#runtime.notify({ kind: "schedule", id: schedule.id, nextRunAt: schedule.nextRunAt });
     }
-    return parsed.map((_, i) => {
+    return parsed.map((_, i): Submitted => {
       const schedule = schedules[i];
       if (schedule) {
-        return {
+        return warned({
           id: schedule.id,
           kind: "schedule",
           status: "active",
           nextRunAt: schedule.nextRunAt,
-        };
+        }, i);
       }
       const record = byId.get(tasks[i]!.id)!;
-      return { id: record.id, kind: "task", status: record.status };
+      return warned({ id: record.id, kind: "task", status: record.status }, i);
     });
   }
 

@@ -97,6 +97,8 @@ function statusClass(s) { return STATUSES.indexOf(s) >= 0 || s === "active" || s
 function badge(status, label) {
   return h("span", { class: "badge " + statusClass(status), "data-status": status, text: label || status });
 }
+// Text for screen readers only, e.g. the header of a column of buttons (never an empty <th>).
+function srOnly(text) { return h("span", { class: "sr-only", text: text }); }
 function taskHref(id) { return "#/tasks/" + encodeURIComponent(id); }
 function taskLink(id) { return h("a", { class: "id", href: taskHref(id), title: id, text: id }); }
 function empty(title, text, extra) {
@@ -204,10 +206,16 @@ function mount() {
   S.armed = null;
   if (S.ctl && S.ctl.unmount) S.ctl.unmount();
   var tab = name === "task" ? "tasks" : name;
-  document.querySelectorAll("#tabs a").forEach(function (a) { a.classList.toggle("on", a.getAttribute("data-tab") === tab); });
+  document.querySelectorAll("#tabs a").forEach(function (a) {
+    var on = a.getAttribute("data-tab") === tab;
+    a.classList.toggle("on", on);
+    if (on) a.setAttribute("aria-current", "page"); else a.removeAttribute("aria-current");
+  });
   var el = clear($("view"));
   S.ctl = VIEWS[name](el, route);
   document.title = (S.ctl.title || "Skedulr") + " · Skedulr";
+  // The page's level-one heading names the view (read by screen readers, not drawn).
+  $("view-title").textContent = (S.ctl.title || "Skedulr") + " · Skedulr dashboard";
   if (S.stats && S.ctl.onStats) S.ctl.onStats(S.stats);
   if (S.ctl.load) guard(S.ctl.load());
 }

@@ -18,6 +18,19 @@ function stamp(ms) {
   return ms === null || ms === undefined ? null : h("span", { title: rel(ms) }, [clock(ms), h("span", { class: "muted small", text: "  " + rel(ms) })]);
 }
 function jsonBlock(v, id) { return h("pre", { class: "json", id: id, text: pretty(v) }); }
+// A badge beside the status when no live worker lists the task's type in its heartbeat (a
+// worker of a version that lists none counts as handling every type).
+function typeBadge(head, type) {
+  api("GET", "/workers").then(function (r) {
+    var w = r.workers;
+    if (w.some(function (x) { return !x.types || x.types.indexOf(type) >= 0; })) return;
+    var old = $("type-unhandled");
+    if (old) old.remove();
+    head.insertBefore(h("span", { class: "badge s-retrying", id: "type-unhandled",
+      title: w.length ? "Live workers run no handler for " + type + ": one that claims it fails it" : "No worker is running",
+      text: w.length ? "no live worker handles " + type : "no live worker" }), head.children[2] || null);
+  }, function () {});
+}
 
 VIEWS.task = function (el, route) {
   var id = route.arg;
@@ -39,9 +52,11 @@ VIEWS.task = function (el, route) {
   el.appendChild(panel("Attempts", "from history, newest first", attempts));
 
   function render(t) {
-    clear(head).appendChild(h("h1", { id: "task-id", text: t.id }));
+    // h2: the page's one h1 is the view title (shell); the id heads this view's content.
+    clear(head).appendChild(h("h2", { id: "task-id", text: t.id }));
     head.appendChild(badge(t.status));
     head.appendChild(h("span", { class: "grow" }));
+    if (!FINAL[t.status]) typeBadge(head, t.type);
     if (!FINAL[t.status]) append(head, cancelButton(t));
     if (t.status === "dead" || t.status === "cancelled") append(head, resubmitButton(t, "primary"));
     clear(summary);

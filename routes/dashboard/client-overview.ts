@@ -153,7 +153,7 @@ function poolsTable() {
   }
   var table = h("table", { id: "pools" }, [h("thead", {}, h("tr", {}, [
     h("th", { text: "Pool" }), h("th", { class: "hide-sm", text: "State" }), h("th", { class: "num", text: "Running / size" }),
-    h("th", { class: "hide-sm", text: "Load" }), h("th", { class: "num", text: "Queued" }), h("th", { text: can("admin") ? "Concurrency" : "" }),
+    h("th", { class: "hide-sm", text: "Load" }), h("th", { class: "num", text: "Queued" }), h("th", {}, can("admin") ? "Concurrency" : srOnly("Controls")),
   ])), tbody]);
   return {
     el: h("div", {}, [h("div", { class: "scroll" }, table), note]),

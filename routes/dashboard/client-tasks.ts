@@ -119,7 +119,7 @@ function pagedList(el, cfg) {
       sig = s;
       clear(body);
       if (!r.tasks.length) { body.appendChild(cfg.empty(f)); return; }
-      body.appendChild(h("table", { id: cfg.id + "-table" }, [h("thead", {}, h("tr", {}, cfg.head.map(function (c) { return h("th", { class: c[1] || null, text: c[0] }); }))), h("tbody", {}, r.tasks.map(cfg.row))]));
+      body.appendChild(h("table", { id: cfg.id + "-table" }, [h("thead", {}, h("tr", {}, cfg.head.map(function (c) { return h("th", { class: c[1] || null }, c[0] || srOnly("Actions")); }))), h("tbody", {}, r.tasks.map(cfg.row))]));
     });
   }
   function fail(e) {

@@ -45,7 +45,7 @@ VIEWS.schedules = function (el, route) {
       if (!list.length) { body.appendChild(empty("No schedules", "Submit a task with every or cron (e.g. { \"type\": \"report\", \"cron\": \"0 * * * *\" }) to create one.")); return; }
       body.appendChild(h("table", { id: "schedules-table" }, [h("thead", {}, h("tr", {}, [
         h("th", { text: "Id" }), h("th", { text: "When" }), h("th", { text: "Type" }), h("th", { class: "hide-sm", text: "Pool" }),
-        h("th", { text: "Next run" }), h("th", { class: "hide-sm", text: "Last run" }), h("th", { class: "hide-sm", text: "Overlap" }), h("th", { text: "" }),
+        h("th", { text: "Next run" }), h("th", { class: "hide-sm", text: "Last run" }), h("th", { class: "hide-sm", text: "Overlap" }), h("th", {}, srOnly("Actions")),
       ])), h("tbody", {}, list.map(row))]));
       var hl = body.querySelector("tr.hl");
       if (hl && focus) { hl.scrollIntoView({ block: "center" }); focus = null; }

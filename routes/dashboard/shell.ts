@@ -55,8 +55,8 @@ function head(title: string, o: Pick<ShellOptions, "scriptSrc" | "styleHref">): 
 export function loginShell(o: Omit<ShellOptions, "canLogOut" | "role">): string {
   return `${head("Skedulr — log in", o)}
 <body>
-<div class="login">
-  <div class="brand"><span class="logo"></span>Skedulr</div>
+<main class="login">
+  <h1 class="brand"><span class="logo"></span>Skedulr</h1>
   <section class="panel">
     <div class="head"><h2>Log in</h2></div>
     <form class="body" id="login-form" method="post" action="/skedulr/login">
@@ -68,7 +68,7 @@ export function loginShell(o: Omit<ShellOptions, "canLogOut" | "role">): string 
     </form>
   </section>
   <p class="muted small">Skedulr v${escapeHtml(o.version)}</p>
-</div>
+</main>
 </body>
 </html>`;
 }
@@ -105,13 +105,14 @@ export function dashboardShell(o: ShellOptions): string {
     ${logout}
   </div>
 </header>
-<nav class="tabs" id="tabs">${tabs}</nav>
+<nav class="tabs" id="tabs" aria-label="Views">${tabs}</nav>
 <main>
+  <h1 class="sr-only" id="view-title">Skedulr dashboard</h1>
   <div class="banner" id="banner" role="alert" hidden></div>
   <section class="counters" id="counters" aria-label="Tasks by status"></section>
   <div id="view"><div class="loading">Loading…</div></div>
+  <div class="toasts" id="toasts" aria-live="polite"></div>
 </main>
-<div class="toasts" id="toasts" aria-live="polite"></div>
 <noscript><p class="banner">The dashboard needs JavaScript. The JSON API is at
 <a href="/skedulr/api/docs">/skedulr/api/docs</a>.</p></noscript>
 </body>

@@ -1,16 +1,23 @@
 /**
  * @module dashboard/style — the dashboard's stylesheet, served as `/skedulr/assets/dashboard.css`
  * (a file, not inline, so the page's CSP can forbid inline styles and scripts altogether).
+ *
+ * Status colours are dark enough for 12 px badge text on their own 12 % tint (WCAG AA 4.5:1,
+ * each at least 5:1; test/browser/dashboard-a11y.test.ts runs axe-core on every view), and
+ * every focusable element shows a 2 px focus ring when reached by keyboard.
  */
 
 export const DASHBOARD_CSS = String.raw`
 :root{--bg:#f5f6f8;--panel:#fff;--ink:#1b2230;--muted:#667085;--line:#e4e7ec;--accent:#2f5bd3;
---accent-ink:#fff;--ok:#16804a;--bad:#c4321f;--warn:#b56a00;--radius:10px;
+--accent-ink:#fff;--ok:#126b3c;--bad:#b42d1c;--warn:#8f5500;--radius:10px;
 --mono:ui-monospace,SFMono-Regular,Menlo,Consolas,"Liberation Mono",monospace;
---s-queued:#2f5bd3;--s-scheduled:#6d4ad6;--s-waiting:#8a6d3b;--s-running:#0b8599;
---s-succeeded:#16804a;--s-retrying:#c77800;--s-dead:#c4321f;--s-cancelled:#6b7280}
+--s-queued:#2f5bd3;--s-scheduled:#6d4ad6;--s-waiting:#735a2c;--s-running:#07687a;
+--s-succeeded:#126b3c;--s-retrying:#8f5500;--s-dead:#b42d1c;--s-cancelled:#596070}
 *{box-sizing:border-box}
 [hidden]{display:none!important}
+.sr-only{position:absolute!important;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap;border:0}
+:focus-visible{outline:2px solid var(--accent);outline-offset:2px}
+.top :focus-visible{outline-color:#93b4ff}
 html{-webkit-text-size-adjust:100%}
 body{margin:0;background:var(--bg);color:var(--ink);font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
 a{color:var(--accent);text-decoration:none}a:hover{text-decoration:underline}
@@ -31,6 +38,7 @@ nav.tabs{background:#fff;border-bottom:1px solid var(--line);display:flex;gap:2p
 nav.tabs a{padding:11px 12px;color:var(--muted);border-bottom:2px solid transparent;white-space:nowrap;font-weight:500}
 nav.tabs a:hover{color:var(--ink);text-decoration:none}
 nav.tabs a.on{color:var(--ink);border-bottom-color:var(--accent)}
+nav.tabs a:focus-visible{outline-offset:-2px}
 nav.tabs .badge{margin-left:6px}
 main{max-width:1240px;margin:0 auto;padding:18px 20px 60px}
 .banner{margin:0 0 14px;padding:10px 14px;border-radius:8px;background:#fdecea;color:#8a1c0f;border:1px solid #f5c2bb}
@@ -62,7 +70,7 @@ td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 .id{font-family:var(--mono);font-size:12.5px;max-width:16ch;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;display:inline-block;vertical-align:bottom}
 .err{font-family:var(--mono);font-size:12px;color:#8a1c0f;max-width:64ch;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 .muted{color:var(--muted)}.small{font-size:12px}
-.badge{display:inline-flex;align-items:center;gap:5px;padding:1px 8px;border-radius:999px;font-size:12px;font-weight:550;background:color-mix(in srgb,var(--c,#6b7280) 12%,#fff);color:var(--c,#6b7280);white-space:nowrap}
+.badge{display:inline-flex;align-items:center;gap:5px;padding:1px 8px;border-radius:999px;font-size:12px;font-weight:550;background:color-mix(in srgb,var(--c,#596070) 12%,#fff);color:var(--c,#596070);white-space:nowrap}
 .badge::before{content:"";width:6px;height:6px;border-radius:50%;background:currentColor}
 .s-queued{--c:var(--s-queued)}.s-scheduled{--c:var(--s-scheduled)}.s-waiting{--c:var(--s-waiting)}
 .s-running{--c:var(--s-running)}.s-succeeded{--c:var(--s-succeeded)}.s-retrying{--c:var(--s-retrying)}
@@ -80,7 +88,7 @@ td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 .chip:hover{border-color:#aab3c2}
 .chip.on{background:color-mix(in srgb,var(--c) 12%,#fff);border-color:var(--c);color:var(--c);font-weight:600}
 .field{border:1px solid #cfd5df;border-radius:7px;padding:5px 9px;background:#fff;min-width:0}
-.field:focus,.btn:focus-visible,.chip:focus-visible{outline:2px solid #9db5f5;outline-offset:1px}
+.field:focus-visible{outline-offset:1px}
 input.search{flex:1 1 220px}
 input.size{width:72px}
 .pager{display:flex;align-items:center;gap:10px;justify-content:flex-end;padding:10px 16px;border-top:1px solid var(--line);color:var(--muted);font-size:12.5px}
@@ -112,7 +120,7 @@ dl.kv dt{color:var(--muted)}dl.kv dd{margin:0;word-break:break-all}
 pre.json,pre.stack{margin:0;background:#f7f8fa;border:1px solid var(--line);border-radius:8px;padding:10px 12px;font:12.5px/1.5 var(--mono);overflow:auto;max-height:360px;white-space:pre-wrap;word-break:break-word}
 pre.stack{color:#7a1b0e;background:#fdf6f5;border-color:#f3d3cd}
 .detail-head{display:flex;align-items:center;gap:12px;flex-wrap:wrap;margin-bottom:14px}
-.detail-head h1{font-size:18px;margin:0;font-family:var(--mono);word-break:break-all}
+.detail-head h2{font-size:18px;margin:0;font-family:var(--mono);word-break:break-all}
 .detail-head .grow{flex:1}
 .attempt{border-top:1px solid var(--line);padding:10px 16px}
 .attempt:first-child{border-top:0}
@@ -127,7 +135,7 @@ details summary{cursor:pointer;color:var(--accent);font-size:12.5px;margin-top:6
 .login{max-width:380px;margin:12vh auto 0;padding:0 16px}
 .login .panel>.body{display:flex;flex-direction:column;gap:12px}
 .login label{display:flex;flex-direction:column;gap:6px;font-weight:500}
-.login .brand{color:var(--ink);justify-content:center;margin-bottom:16px;font-size:20px}
+.login .brand{color:var(--ink);justify-content:center;margin:0 0 16px;font-size:20px}
 .login .btn{padding:8px 12px;font-size:14px}
 .login>p{text-align:center}
 .login .failed{color:var(--bad);font-weight:500}

@@ -13,7 +13,8 @@ export type ErrorCode =
   | "conflict"
   | "capacity"
   | "storage"
-  | "shutdown";
+  | "shutdown"
+  | "unknown_type";
 
 /** One problem with one field of an input. */
 export interface FieldIssue {
@@ -67,6 +68,21 @@ export class CapacityError extends SkedulrError {
   constructor(limit: number) {
     super("capacity", `Submit rejected: the store holds its limit of ${limit} unfinished tasks`);
     this.name = "CapacityError";
+  }
+}
+
+/**
+ * Strict type checking (`strictTypes`, `SKEDULR_STRICT_TYPES=1`): a submit names a task type
+ * that no live worker handles; `issues` names each spec (`[i].type` in a batch). Nothing was
+ * stored.
+ */
+export class UnknownTypeError extends SkedulrError {
+  readonly issues: FieldIssue[];
+  constructor(issues: FieldIssue[]) {
+    const list = issues.map((i) => `${i.path}: ${i.message}`).join("; ");
+    super("unknown_type", `Submit refused (strict task types): ${list}`);
+    this.name = "UnknownTypeError";
+    this.issues = issues;
   }
 }
 

@@ -108,6 +108,12 @@ export interface InstanceInfo {
   host: string;
   pid: number;
   pools: Record<string, number>;
+  /**
+   * Task types it has handlers for, as of its last heartbeat: a submit of a type no live
+   * instance lists is answered with a warning (src/worker/type-directory.ts). Absent from
+   * instances of versions before it, which then count as handling every type.
+   */
+  types?: string[];
   running: number;
   startedAt: number;
   lastSeen: number;
@@ -152,7 +158,7 @@ export interface RateLimitResult {
 
 /** The storage contract. See each method for its atomic transition. */
 export interface Storage {
-  /** A short name for logs: `memory`, `redis`. */
+  /** A short name for logs and `/skedulr/healthz`: `memory`, `redis`, `redis-rest`. */
   readonly name: string;
 
   /** Connects and checks the backend is usable (e.g. Redis eviction policy). */

@@ -50,6 +50,10 @@ export interface WorkerConfig {
   /** Keep task error stacks, paths made relative (SKEDULR_ERROR_STACKS=1), or drop them. */
   errorStacks: boolean;
   logLevel: "debug" | "info" | "warn" | "error";
+  /** Console lines as text for a terminal, or one JSON object per line (SKEDULR_LOG_FORMAT). */
+  logFormat: "text" | "json";
+  /** Refuse submits of a type no live worker handles, 422 (SKEDULR_STRICT_TYPES=1). */
+  strictTypes: boolean;
 }
 
 /** Thrown for bad configuration; `problems` names each variable. */
@@ -89,6 +93,11 @@ export const ENV_VARS: Record<string, string> = {
   SKEDULR_SHUTDOWN_TIMEOUT:
     "how long running handlers get on SIGTERM, up to 100 years (default 30s)",
   SKEDULR_LOG_LEVEL: "debug | info | warn | error (default info)",
+  SKEDULR_LOG_FORMAT: "text (default) or json: one JSON object per line",
+  SKEDULR_STATUS_MS:
+    "how often the status line is considered; it prints only when a figure changed (default 10000)",
+  SKEDULR_STRICT_TYPES:
+    "1 refuses a submit of a type no live worker handles (422 unknown_type); default 0: stored with a warning",
   SKEDULR_MIN_INTERVAL:
     "least every, and least gap between cron occurrences, a submit may ask for (default 1s; 0 = none)",
   SKEDULR_ERROR_STACKS:
@@ -198,6 +207,14 @@ export function parseWorkerConfig(env: Record<string, string | undefined>): Work
   if (!["debug", "info", "warn", "error"].includes(logLevel)) {
     problems.push(`SKEDULR_LOG_LEVEL: expected debug, info, warn or error, got "${logLevel}"`);
   }
+  const logFormat = (get("SKEDULR_LOG_FORMAT") ?? "text") as WorkerConfig["logFormat"];
+  if (logFormat !== "text" && logFormat !== "json") {
+    problems.push(`SKEDULR_LOG_FORMAT: expected text or json, got ${JSON.stringify(logFormat)}`);
+  }
+  const strictTypes = get("SKEDULR_STRICT_TYPES") ?? "0";
+  if (strictTypes !== "0" && strictTypes !== "1") {
+    problems.push(`SKEDULR_STRICT_TYPES: expected 1 or 0, got ${JSON.stringify(strictTypes)}`);
+  }
   const prefix = get("SKEDULR_PREFIX") ?? "skedulr";
   if (!/^[A-Za-z0-9_.:-]{1,64}$/.test(prefix)) {
     problems.push(`SKEDULR_PREFIX: letters, digits and _ . : - only (≤ 64), got "${prefix}"`);
@@ -256,6 +273,8 @@ export function parseWorkerConfig(env: Record<string, string | undefined>): Work
     minIntervalMs,
     errorStacks: errorStacks === "1",
     logLevel,
+    logFormat,
+    strictTypes: strictTypes === "1",
   };
 }
 

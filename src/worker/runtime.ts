@@ -227,6 +227,8 @@ export class Runtime {
         host,
         pid,
         pools,
+        // Advertised so submitting nodes can flag a type no live worker handles.
+        types: [...this.#o.handlers.keys()],
         running: this.running.size,
         startedAt: this.#startedAt,
         lastSeen: now,

@@ -12,6 +12,7 @@ import { observeSuite } from "./suite-observe.ts";
 import { faultsSuite } from "./suite-faults.ts";
 import { boundsSuite } from "./suite-bounds.ts";
 import { limitsSuite } from "./suite-limits.ts";
+import { typesSuite } from "./suite-types.ts";
 
 const memory: StorageFactory = (options) => {
   const storage = new MemoryStorage(options);
@@ -27,3 +28,4 @@ observeSuite("memory", memory);
 faultsSuite("memory", memory);
 boundsSuite("memory", memory);
 limitsSuite("memory", memory);
+typesSuite("memory", memory);

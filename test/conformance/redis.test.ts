@@ -15,6 +15,7 @@ import { observeSuite } from "./suite-observe.ts";
 import { faultsSuite } from "./suite-faults.ts";
 import { boundsSuite } from "./suite-bounds.ts";
 import { limitsSuite } from "./suite-limits.ts";
+import { typesSuite } from "./suite-types.ts";
 
 const redis: StorageFactory = async (options) => {
   const transport = connectRedisTcp(await testRedisUrl());
@@ -35,3 +36,4 @@ observeSuite(backend, redis);
 faultsSuite(backend, redis);
 boundsSuite(backend, redis);
 limitsSuite(backend, redis);
+typesSuite(backend, redis);

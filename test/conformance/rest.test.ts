@@ -19,6 +19,7 @@ import { observeSuite } from "./suite-observe.ts";
 import { faultsSuite } from "./suite-faults.ts";
 import { boundsSuite } from "./suite-bounds.ts";
 import { limitsSuite } from "./suite-limits.ts";
+import { typesSuite } from "./suite-types.ts";
 
 const TOKEN = "conformance-rest-token";
 let gateway: RunningGateway | undefined;
@@ -51,4 +52,5 @@ describe(backend, () => {
   faultsSuite(backend, rest);
   boundsSuite(backend, rest);
   limitsSuite(backend, rest);
+  typesSuite(backend, rest);
 });

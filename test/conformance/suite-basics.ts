@@ -197,7 +197,9 @@ export function basicsSuite(backend: string, factory: StorageFactory): void {
           ...spec,
           payload: { items: [1, 2], to: "a@b.c" },
         }]);
-        assert.deepEqual(again, {
+        // No worker runs here, so `warnings` says so; the rest is the stored task.
+        const { warnings: _, ...answer } = again;
+        assert.deepEqual(answer, {
           id: "order-2",
           kind: "task",
           status: "scheduled",

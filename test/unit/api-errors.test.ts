@@ -188,7 +188,7 @@ describe("api errors: routes and capacity", () => {
         const [method, path] of [
           ["GET", "/skedulr/api/nope"],
           ["POST", "/skedulr/api/nope"],
-          ["GET", "/skedulr/api"],
+          ["POST", "/skedulr/api"],
           ["DELETE", T],
           ["PUT", `${T}/x`],
           ["GET", `${T}/x/cancel`],

@@ -7,6 +7,8 @@ import assert from "node:assert/strict";
 import { apiFixture, storedCount } from "../helpers/api-app.ts";
 
 const T = "/skedulr/api/tasks";
+/** A submit's answer minus `warnings`: with no worker running, every submit carries one. */
+const answer = ({ warnings: _, ...rest }: Record<string, unknown>) => rest;
 
 describe("api: submit and get", () => {
   it("submit → run → get round trip", async () => {
@@ -32,7 +34,7 @@ describe("api: submit and get", () => {
     try {
       const every = await f.call("POST", T, { type: "tick", every: "1h" });
       assert.equal(every.status, 201);
-      assert.deepEqual(Object.keys(every.body).sort(), ["id", "nextRunAt", "status"]);
+      assert.deepEqual(Object.keys(answer(every.body)).sort(), ["id", "nextRunAt", "status"]);
       assert.equal(typeof every.body.nextRunAt, "number");
       assert.ok(every.body.nextRunAt > Date.now());
       const cron = await f.call("POST", T, { type: "nightly", cron: "0 3 * * *", timezone: "UTC" });
@@ -57,7 +59,7 @@ describe("api: submit and get", () => {
         key: "k1",
       });
       assert.equal(res.status, 201);
-      assert.deepEqual(res.body, { id: "my-id", status: "scheduled" });
+      assert.deepEqual(answer(res.body), { id: "my-id", status: "scheduled" });
       const got = await f.call("GET", `${T}/my-id`);
       assert.equal(got.status, 200);
       assert.equal(got.body.pool, "critical");
@@ -118,10 +120,10 @@ describe("api: submit and get", () => {
       const spec = { type: "a", id: "retry-1", payload: { n: 1, m: [2] }, delay: "1h", key: "k" };
       const first = await f.call("POST", T, spec);
       assert.equal(first.status, 201);
-      assert.deepEqual(first.body, { id: "retry-1", status: "scheduled" });
+      assert.deepEqual(answer(first.body), { id: "retry-1", status: "scheduled" });
       const again = await f.call("POST", T, { ...spec, payload: { m: [2], n: 1 } });
       assert.equal(again.status, 200);
-      assert.deepEqual(again.body, { id: "retry-1", status: "scheduled", existing: true });
+      assert.deepEqual(answer(again.body), { id: "retry-1", status: "scheduled", existing: true });
       assert.equal(again.headers.get("location"), `${T}/retry-1`);
       const other = await f.call("POST", T, { ...spec, priority: 3 });
       assert.equal(other.status, 409);

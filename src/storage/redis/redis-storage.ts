@@ -85,7 +85,8 @@ const CLAIMED_CACHE_MAX = 10_000;
  * await storage.init(); // refuses unless maxmemory-policy is noeviction
  */
 export class RedisStorage implements Storage {
-  readonly name = "redis";
+  /** `redis`, or `redis-rest` over a REST transport: what the transport says it speaks. */
+  readonly name: "redis" | "redis-rest";
   readonly #ctx: RedisContext;
   readonly #options: RedisStorageOptions;
   readonly #events: EventHub;
@@ -97,6 +98,7 @@ export class RedisStorage implements Storage {
 
   constructor(options: RedisStorageOptions) {
     this.#options = options;
+    this.name = options.transport.protocol ?? "redis";
     const prefix = keyPrefix(options.prefix, options.tag);
     const retention = { ...DEFAULT_RETENTION, ...options.history };
     this.#ctx = new RedisContext(options.transport, prefix, retention, options.maxUnfinished);

@@ -80,6 +80,7 @@ interface Channel {
  */
 export class RestTransport implements RedisTransport {
   readonly name = "upstash";
+  readonly protocol = "redis-rest";
   readonly scriptFlags: boolean;
   readonly url: string;
   readonly #token: string;

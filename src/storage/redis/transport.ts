@@ -55,6 +55,11 @@ export interface RedisTransport {
   /** Which client carries the commands, for logs and benchmarks: `ioredis`, `bun`, `upstash`. */
   readonly name: string;
   /**
+   * The protocol it speaks, which a store over it is named after (`storage` in
+   * `/skedulr/healthz`): `redis` (RESP over TCP; the default) or `redis-rest` (Upstash REST).
+   */
+  readonly protocol?: "redis" | "redis-rest";
+  /**
    * Whether the server takes Redis 7 script flags (`#!lua flags=allow-oom`): true unless
    * the transport says otherwise. Without them, scripts run with their shebang stripped, so
    * a full server may refuse finishing work too (see docs/RELIABILITY.md).

@@ -1,0 +1,183 @@
+/**
+ * @module openapi-schemas — `components.schemas` of the OpenAPI document: request bodies
+ * generated from the routes' valibot schemas, and the answers (task and attempt records,
+ * pages, schedules, workers, stats, errors) written to match what the routes really send,
+ * field for field, so a client generated from the document types them usefully.
+ * test/unit/openapi-client.test.ts holds real answers against these.
+ */
+import { TaskSpecSchema } from "../src/mod.ts";
+import { API_ERROR_CODES } from "./errors.ts";
+import { int, type Json, jsonSchemaOf, list, nullable, obj, ref, str } from "./openapi-parts.ts";
+import {
+  ATTEMPT_STATUSES,
+  BulkResubmitSchema,
+  CancelSchema,
+  LoginSchema,
+  MAX_BATCH,
+  PauseSchema,
+  PoolSizeSchema,
+  TASK_STATUSES,
+} from "./schemas.ts";
+
+const ms = (description: string) => ({ type: "integer", description });
+const at = (what: string) => ms(`${what} (epoch ms)`);
+const orNull = (schema: Json) => ({ oneOf: [schema, { type: "null" }] });
+const map = (values: Json) => ({ type: "object", additionalProperties: values });
+const bool = { type: "boolean" };
+
+/** Fields a task and a schedule's template share. */
+const t = {
+  type: str,
+  pool: str,
+  priority: int,
+  payload: {
+    description: 'Any JSON. For type http, each value of `headers` shows as "[redacted]"',
+  },
+  maxRetries: int,
+  maxStalls: { ...int, description: "Stalls allowed before the task is dead" },
+  timeoutMs: nullable("integer"),
+  backoff: orNull(ref("Backoff")),
+  dependsOn: list(str),
+  onSuccessOf: nullable("string"),
+  onFailureOf: nullable("string"),
+};
+
+/** The schemas of answers (every field the routes send; optional ones are not `required`). */
+function answerSchemas(): Json {
+  return {
+    TaskStatus: { type: "string", enum: TASK_STATUSES },
+    Submitted: obj({
+      id: str,
+      status: { type: "string", enum: [...TASK_STATUSES, "active"] },
+      nextRunAt: at("A schedule's first firing"),
+      existing: { const: true, description: "An identical earlier submit had stored it" },
+    }, ["id", "status"]),
+    SubmitAnswer: {
+      allOf: [ref("Submitted"), {
+        type: "object",
+        properties: {
+          warnings: { ...list(str), description: "E.g. no live worker handles the type" },
+        },
+      }],
+    },
+    BatchAnswer: obj({
+      tasks: list(ref("Submitted")),
+      warnings: { ...list(str), description: "Each names its spec as `[i]`" },
+    }, ["tasks"]),
+    TaskError: obj({ message: str, stack: str }, ["message"]),
+    Backoff: {
+      oneOf: [
+        obj({ type: { const: "fixed" }, delayMs: int }),
+        obj({
+          type: { const: "exponential" },
+          baseMs: int,
+          maxMs: int,
+          jitter: { type: "number" },
+        }),
+      ],
+    },
+    Task: obj({
+      id: str,
+      type: t.type,
+      status: ref("TaskStatus"),
+      pool: t.pool,
+      priority: t.priority,
+      payload: t.payload,
+      attempt: { ...int, description: "Attempts started so far" },
+      maxRetries: t.maxRetries,
+      stalls: { ...int, description: "Attempts lost with their worker (no retry spent)" },
+      maxStalls: t.maxStalls,
+      progress: { type: ["number", "null"], description: "0..100 as the handler reported it" },
+      result: { description: "What the handler returned (any JSON), or null" },
+      error: orNull(ref("TaskError")),
+      createdAt: at("Stored"),
+      runAt: nullable("integer"),
+      startedAt: nullable("integer"),
+      finishedAt: nullable("integer"),
+      scheduleId: nullable("string"),
+      dependsOn: t.dependsOn,
+      onSuccessOf: t.onSuccessOf,
+      onFailureOf: t.onFailureOf,
+      key: nullable("string"),
+      timeoutMs: t.timeoutMs,
+      backoff: t.backoff,
+      cancelReason: nullable("string"),
+      workerId: nullable("string"),
+    }),
+    TaskPage: obj({ tasks: list(ref("Task")), next: nullable("string") }),
+    Attempt: obj({
+      taskId: str,
+      type: str,
+      pool: str,
+      attempt: int,
+      status: { type: "string", enum: ATTEMPT_STATUSES },
+      error: orNull(ref("TaskError")),
+      startedAt: at("Started"),
+      finishedAt: at("Finished"),
+      durationMs: int,
+      workerId: str,
+    }),
+    AttemptPage: obj({ attempts: list(ref("Attempt")), next: nullable("string") }),
+    Schedule: obj({
+      id: str,
+      kind: { type: "string", enum: ["every", "cron"] },
+      everyMs: nullable("integer"),
+      cron: nullable("string"),
+      timezone: nullable("string"),
+      template: obj(t),
+      startAt: at("Interval schedules are anchored here"),
+      nextRunAt: at("Next firing"),
+      lastRunId: nullable("string"),
+      lastRunAt: nullable("integer"),
+      skipIfRunning: bool,
+      createdAt: at("Created"),
+    }),
+    Worker: obj({
+      id: str,
+      host: str,
+      pid: int,
+      pools: { ...map(int), description: "Pool name → concurrency on this instance" },
+      types: { ...list(str), description: "Task types it has handlers for" },
+      running: int,
+      startedAt: at("Started"),
+      lastSeen: at("Last heartbeat"),
+    }, ["id", "host", "pid", "pools", "running", "startedAt", "lastSeen"]),
+    PoolStats: obj({ size: int, running: int, queued: int, paused: bool }),
+    DurationStats: obj({
+      count: int,
+      meanMs: { type: "number" },
+      medianMs: { type: "number" },
+      minMs: { type: "number" },
+      maxMs: { type: "number" },
+      p95Ms: { type: "number", description: "From 100 samples on" },
+      p99Ms: { type: "number", description: "From 100 samples on" },
+    }, ["count", "meanMs", "medianMs", "minMs", "maxMs"]),
+    Stats: obj({
+      byStatus: obj(Object.fromEntries(TASK_STATUSES.map((s) => [s, int]))),
+      pools: map(ref("PoolStats")),
+      totals: obj({ succeeded: int, failedAttempts: int, dead: int, stalled: int }),
+      durations: { ...map(ref("DurationStats")), description: "Per task type" },
+    }),
+    Error: obj({
+      error: obj({
+        code: { type: "string", enum: API_ERROR_CODES },
+        message: str,
+        issues: list(obj({ path: str, message: str })),
+      }, ["code", "message"]),
+    }),
+  };
+}
+
+/** `components.schemas`: generated request bodies plus the answers. */
+export function componentSchemas(): Json {
+  return {
+    TaskSpec: jsonSchemaOf(TaskSpecSchema),
+    TaskBatch: { type: "array", minItems: 1, maxItems: MAX_BATCH, items: ref("TaskSpec") },
+    CancelRequest: jsonSchemaOf(CancelSchema),
+    BulkResubmit: jsonSchemaOf(BulkResubmitSchema),
+    PoolSize: jsonSchemaOf(PoolSizeSchema),
+    PauseRequest: jsonSchemaOf(PauseSchema),
+    Login: jsonSchemaOf(LoginSchema),
+    ...answerSchemas(),
+  };
+}

@@ -1,0 +1,190 @@
+/**
+ * @module type-directory — which task types the live workers handle, as their heartbeats
+ * advertise them (`InstanceInfo.types`), cached on the submitting node: a submit of a type
+ * no live worker handles is told so (a warning, or a refusal in strict mode) without a read
+ * of the instance list on every submit.
+ *
+ * Reads: the list is read again in the background once the cache is `refreshMs` old (a
+ * submit does not wait for that). A submit waits for one read only when the cache holds no
+ * answer (the node's first submit, or the first after `3 × refreshMs` without any), and when
+ * a type looks unhandled on a cache older than a second: a worker started seconds ago (a
+ * rolling deploy) counts before anyone is warned or refused, and a flood of unhandled types
+ * costs at most one read a second. A submit of handled types never waits once warm.
+ */
+import type { Clock } from "../core/clock.ts";
+import { UnknownTypeError } from "../core/errors.ts";
+import type { Storage } from "../storage/storage.ts";
+import type { Logger } from "./middleware.ts";
+
+/** Why a type is flagged, and whether strict mode may refuse it. */
+export interface Unhandled {
+  /** The warning a submit answers with, e.g. `no live worker handles type "report" …`. */
+  warning: string;
+  /**
+   * True when live workers advertise their types and none has this one. False with no live
+   * worker at all: then nothing runs yet, whatever the type, and strict mode still accepts
+   * (a restart of every worker must not make the API refuse work).
+   */
+  refusable: boolean;
+}
+
+export interface TypeDirectoryOptions {
+  storage: Storage;
+  clock: Clock;
+  logger: Logger;
+  /** Types this process runs itself (its handlers while its pools run): never read for. */
+  localTypes: () => readonly string[];
+  /** Age at which the cache is read again in the background. Default 5 s. */
+  refreshMs?: number;
+}
+
+/** A cache older than this is re-read before a type is called unhandled. */
+const CONFIRM_MS = 1_000;
+/** Types named in a warning's list of what the live workers handle. */
+const LISTED = 10;
+/** Types the one-time console warning remembers (a bound: types come from requests). */
+const MAX_ANNOUNCED = 1_000;
+
+interface View {
+  /** When the read started (the clock's ms). */
+  at: number;
+  workers: number;
+  /** Null when a live worker does not advertise its types (an older version): no verdict. */
+  handled: Set<string> | null;
+}
+
+/**
+ * The cache of advertised types.
+ *
+ * @example
+ * const types = new TypeDirectory({ storage, clock, logger, localTypes: () => [] });
+ * const flagged = await types.unhandled(["report"]); // Map { "report" => { warning, refusable } }
+ */
+export class TypeDirectory {
+  readonly #o: TypeDirectoryOptions;
+  readonly #refreshMs: number;
+  #view: View | null = null;
+  #reading: Promise<void> | null = null;
+  readonly #announced = new Set<string>();
+
+  constructor(options: TypeDirectoryOptions) {
+    this.#o = options;
+    this.#refreshMs = options.refreshMs ?? 5_000;
+    if (!(this.#refreshMs >= 0)) {
+      throw new RangeError(`typeCacheMs: expected 0 ms or more, got ${options.refreshMs}`);
+    }
+  }
+
+  /**
+   * The types among `types` no live worker handles, each with its warning; empty when all
+   * are handled or nothing can be told (the list unreadable, a worker that does not say).
+   * Never throws: a failed read leaves the previous answer in place.
+   */
+  async unhandled(types: Iterable<string>): Promise<Map<string, Unhandled>> {
+    const local = new Set(this.#o.localTypes());
+    const wanted = [...new Set(types)].filter((t) => !local.has(t));
+    if (wanted.length === 0) return new Map();
+    const now = this.#o.clock.now();
+    const age = this.#view ? now - this.#view.at : Infinity;
+    if (age > 3 * this.#refreshMs) await this.#read();
+    else if (age >= this.#refreshMs) void this.#read();
+    let found = this.#judge(wanted);
+    if (found.size && this.#view && now - this.#view.at > CONFIRM_MS) {
+      await this.#read();
+      found = this.#judge(wanted);
+    }
+    for (const [type, u] of found) this.#announce(type, u);
+    return found;
+  }
+
+  #read(): Promise<void> {
+    return this.#reading ??= (async () => {
+      const at = this.#o.clock.now();
+      try {
+        const live = await this.#o.storage.listInstances(at);
+        let handled: Set<string> | null = new Set();
+        for (const w of live) {
+          if (!Array.isArray(w.types)) {
+            handled = null;
+            break;
+          }
+          for (const t of w.types) handled.add(t);
+        }
+        this.#view = { at, workers: live.length, handled };
+      } catch (error) {
+        this.#o.logger.debug("reading the live workers' task types failed", {
+          error: (error as Error)?.message,
+        });
+      } finally {
+        this.#reading = null;
+      }
+    })();
+  }
+
+  #judge(types: string[]): Map<string, Unhandled> {
+    const found = new Map<string, Unhandled>();
+    const view = this.#view;
+    if (!view || view.handled === null) return found;
+    if (view.workers === 0) {
+      for (const t of types) {
+        found.set(t, {
+          warning: `no live worker is running: the task waits for one, and only a worker ` +
+            `that handles type "${t}" can run it`,
+          refusable: false,
+        });
+      }
+      return found;
+    }
+    const handled = view.handled;
+    for (const t of types) {
+      if (handled.has(t)) continue;
+      found.set(t, {
+        warning: `no live worker handles type "${t}" (they handle ${listOf(handled)}): ` +
+          'a worker that claims the task fails it ("No handler registered")',
+        refusable: true,
+      });
+    }
+    return found;
+  }
+
+  /** The one-time console warning per type. */
+  #announce(type: string, u: Unhandled): void {
+    if (this.#announced.has(type) || this.#announced.size >= MAX_ANNOUNCED) return;
+    this.#announced.add(type);
+    this.#o.logger.warn(`submit: ${u.warning}; said once per type`, { type });
+  }
+}
+
+function listOf(types: Set<string>): string {
+  if (types.size === 0) return "no types";
+  const sorted = [...types].sort();
+  const shown = sorted.slice(0, LISTED).join(", ");
+  return sorted.length > LISTED ? `${shown} and ${sorted.length - LISTED} more` : shown;
+}
+
+/**
+ * Per spec, the warnings its type earns (undefined for none), in spec order. In strict mode
+ * a spec whose type is refusable throws {@link UnknownTypeError} naming each (`[i].type` in a
+ * batch, else `type`), before anything is stored.
+ */
+export async function checkTypes(
+  directory: TypeDirectory,
+  types: string[],
+  options: { batch: boolean; strict: boolean },
+): Promise<(string[] | undefined)[]> {
+  const flagged = await directory.unhandled(types);
+  if (flagged.size === 0) return types.map(() => undefined);
+  if (options.strict) {
+    const issues = types.flatMap((t, i) => {
+      const u = flagged.get(t);
+      return u?.refusable
+        ? [{ path: options.batch ? `[${i}].type` : "type", message: u.warning }]
+        : [];
+    });
+    if (issues.length) throw new UnknownTypeError(issues);
+  }
+  return types.map((t) => {
+    const u = flagged.get(t);
+    return u ? [u.warning] : undefined;
+  });
+}
