@@ -19,10 +19,10 @@ import { MemoryStorage } from "./storage/memory/memory-storage.ts";
 import type { InstanceInfo, Page, Storage, StorageStats, TaskFilter } from "./storage/storage.ts";
 import { consoleLogger, type Handler, type Logger, type Middleware } from "./worker/middleware.ts";
 import type { HandlerEntry, WorkerPool } from "./worker/pool.ts";
-import { Runtime } from "./worker/runtime.ts";
-import { orderBatch, poolExists, toNewTask, toSchedule } from "./worker/submission.ts";
-import { storedBefore } from "./worker/same-spec.ts";
-import { checkTypes, TypeDirectory } from "./worker/type-directory.ts";
+import { Instance } from "./worker/instance.ts";
+import { orderBatch, toNewTask, toSchedule } from "./core/submission.ts";
+import { poolExists, storedBefore } from "./client/store-checks.ts";
+import { checkTypes, TypeDirectory } from "./client/type-directory.ts";
 
 /** Most specs in one `submitMany` (the HTTP API allows 1000 per request). */
 export const MAX_SUBMIT_BATCH = 10_000;
@@ -124,7 +124,7 @@ export class Scheduler {
   readonly #middleware: Middleware[] = [];
   readonly #payloadSchemas = new Map<string, v.GenericSchema>();
   readonly #ownsStorage: boolean;
-  readonly #runtime: Runtime;
+  readonly #instance: Instance;
   readonly #minIntervalMs: number;
   readonly #types: TypeDirectory;
   readonly #strictTypes: boolean;
@@ -146,7 +146,7 @@ export class Scheduler {
     this.workerId = options.workerId ?? newId(`${host}-`);
     const leaseMs = options.leaseMs ?? 30_000;
     const tickMs = options.tickMs ?? 10;
-    this.#runtime = new Runtime({
+    this.#instance = new Instance({
       storage: this.storage,
       clock: this.clock,
       logger: this.logger,
@@ -200,7 +200,7 @@ export class Scheduler {
   /** Starts the pools, the wheel and the background duties. */
   async start(): Promise<void> {
     await this.storage.init();
-    await this.#runtime.start();
+    await this.#instance.start();
     this.#started = true;
   }
 
@@ -210,7 +210,7 @@ export class Scheduler {
    */
   async shutdown(options: { timeoutMs?: number } = {}): Promise<void> {
     this.#started = false;
-    await this.#runtime.shutdown(options.timeoutMs ?? 30_000);
+    await this.#instance.shutdown(options.timeoutMs ?? 30_000);
     if (this.#ownsStorage) await this.storage.close();
   }
 
@@ -272,7 +272,7 @@ export class Scheduler {
     for (const schedule of schedules) {
       if (!schedule) continue;
       await this.storage.addSchedule(schedule);
-      this.#runtime.notify({ kind: "schedule", id: schedule.id, nextRunAt: schedule.nextRunAt });
+      this.#instance.notify({ kind: "schedule", id: schedule.id, nextRunAt: schedule.nextRunAt });
     }
     return parsed.map((_, i): Submitted => {
       const schedule = schedules[i];
@@ -330,7 +330,7 @@ export class Scheduler {
   ): Promise<{ id: string; status: "cancelled" }> {
     try {
       const record = await this.storage.cancel(id, reason, this.clock.now());
-      if (record.workerId === this.workerId) this.#runtime.notify({ kind: "cancel", id });
+      if (record.workerId === this.workerId) this.#instance.notify({ kind: "cancel", id });
     } catch (error) {
       if (!(error instanceof NotFoundError) || !(await this.storage.removeSchedule(id))) {
         throw error;
@@ -353,9 +353,9 @@ export class Scheduler {
 
   /** Wakes this instance's pool or wheel for a task it just stored (pub/sub tells the rest). */
   #notify(record: TaskRecord): void {
-    if (record.status === "queued") this.#runtime.notify({ kind: "ready", pool: record.pool });
+    if (record.status === "queued") this.#instance.notify({ kind: "ready", pool: record.pool });
     else if (record.status === "scheduled" && record.runAt !== null) {
-      this.#runtime.notify({ kind: "delayed", id: record.id, runAt: record.runAt });
+      this.#instance.notify({ kind: "delayed", id: record.id, runAt: record.runAt });
     }
   }
 
@@ -404,12 +404,12 @@ export class Scheduler {
     // Maps, not plain objects: pool names are the user's (`constructor` is a fine one).
     const counts = new Map(Object.entries(byPool));
     const pools = new Map<string, PoolStats>();
-    const names = new Set([...counts.keys(), ...this.#runtime.pools.keys()]);
+    const names = new Set([...counts.keys(), ...this.#instance.pools.keys()]);
     for (const c of controls) if (c.pool !== "*") names.add(c.pool);
     const globalPause = controls.find((c) => c.pool === "*")?.paused ?? false;
     for (const name of names) {
       const control = controls.find((c) => c.pool === name);
-      const local: WorkerPool | undefined = this.#runtime.pools.get(name);
+      const local: WorkerPool | undefined = this.#instance.pools.get(name);
       pools.set(name, {
         size: control?.size ?? local?.configuredSize ?? 0,
         running: counts.get(name)?.running ?? 0,
@@ -422,11 +422,11 @@ export class Scheduler {
 
   /** Pauses one pool, or all, across every instance: running work finishes, nothing new starts. */
   pause(pool?: string): Promise<void> {
-    return this.#runtime.setPaused(pool ?? null, true);
+    return this.#instance.setPaused(pool ?? null, true);
   }
 
   resume(pool?: string): Promise<void> {
-    return this.#runtime.setPaused(pool ?? null, false);
+    return this.#instance.setPaused(pool ?? null, false);
   }
 
   /**
@@ -441,19 +441,19 @@ export class Scheduler {
         message: `must be an integer 0..10000, got ${size}`,
       }], "pool size");
     }
-    if (!(await poolExists(this.storage, this.#runtime.pools, pool, this.clock.now()))) {
+    if (!(await poolExists(this.storage, this.#instance.pools, pool, this.clock.now()))) {
       throw new NotFoundError("Pool", pool);
     }
-    return this.#runtime.scalePool(pool, size);
+    return this.#instance.scalePool(pool, size);
   }
 
   /** Calls `listener` with every attempt this instance finishes; returns the unsubscribe function. */
   onResult(listener: (record: AttemptRecord) => void): () => void {
-    return this.#runtime.results.on(listener);
+    return this.#instance.results.on(listener);
   }
 
   /** Finished attempts of this instance as an async iterator, until `signal` aborts. */
   results(signal?: AbortSignal): AsyncGenerator<AttemptRecord> {
-    return this.#runtime.results.iterate(signal);
+    return this.#instance.results.iterate(signal);
   }
 }

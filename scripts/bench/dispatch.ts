@@ -23,7 +23,7 @@ import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { type DesignName, DESIGNS, makeDesign } from "./dispatch-designs.ts";
 import { formatTable, type Measurement, median, summarise } from "./dispatch-report.ts";
-import { prng } from "../../test/helpers/prng.ts";
+import { prng } from "../tools/prng.ts";
 
 const args = new Map(
   process.argv.slice(2).map((a) => a.replace(/^--/, "").split("=") as [string, string]),

@@ -1,6 +1,6 @@
 /**
  * @module e2e-jobs — Skedulr job handlers for scripts/bench/e2e.ts, loaded by real
- * `scripts/worker.ts` processes through SKEDULR_JOBS. BullMQ's twin is e2e-bullmq-worker.ts.
+ * `scripts/entry/worker.ts` processes through SKEDULR_JOBS. BullMQ's twin is e2e-bullmq-worker.ts.
  */
 import process from "node:process";
 import { preciseNow, recorder } from "./e2e-recorder.ts";

@@ -5,13 +5,14 @@
  * settings, on the same Redis.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import process from "node:process";
 import { Queue } from "bullmq";
 import { connectRedisTcp } from "../../src/adapters/redis-tcp.ts";
 import { Scheduler, silentLogger } from "../../src/mod.ts";
 import { RedisStorage } from "../../src/storage/redis/redis-storage.ts";
 import type { RedisTransport } from "../../src/storage/redis/transport.ts";
-import { ready, startWorker, type WorkerProcess } from "../../test/helpers/worker-process.ts";
+import { ready, startWorker, type WorkerProcess } from "../tools/worker-process.ts";
 
 /** One task of a benchmark: a handler name, its payload and, for delayed work, its due time. */
 export interface BenchJob {
@@ -42,7 +43,7 @@ export interface BenchSystem {
 let runs = 0;
 
 /**
- * Skedulr: real `scripts/worker.ts` processes running scripts/bench/e2e-jobs.ts; with
+ * Skedulr: real `scripts/entry/worker.ts` processes running scripts/bench/e2e-jobs.ts; with
  * `root`, the worker of that checkout (the client side stays this one's).
  */
 export function skedulr(url: string, samples: string, root?: string): BenchSystem {
@@ -64,7 +65,7 @@ export function skedulr(url: string, samples: string, root?: string): BenchSyste
           SKEDULR_POOLS: `default=${concurrency}`,
           SKEDULR_JOBS: "scripts/bench/e2e-jobs.ts",
           BENCH_SAMPLES: samples,
-        }, root ? `${root}/scripts/worker.ts` : undefined)));
+        }, root ? baseWorker(root) : undefined)));
       await Promise.all(workers.map((w) => ready(w, 30_000)));
     },
     async stop() {
@@ -88,6 +89,12 @@ export function skedulr(url: string, samples: string, root?: string): BenchSyste
     },
     pids: () => workers.map((w) => w.child.pid!),
   };
+}
+
+/** The worker entry of another checkout (older ones kept it at scripts/worker.ts). */
+function baseWorker(root: string): string {
+  const entry = `${root}/scripts/entry/worker.ts`;
+  return existsSync(entry) ? entry : `${root}/scripts/worker.ts`;
 }
 
 function spec(job: BenchJob) {

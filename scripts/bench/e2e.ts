@@ -24,7 +24,7 @@
 import { spawnSync } from "node:child_process";
 import { loadavg } from "node:os";
 import process from "node:process";
-import { startRedisServer } from "../../test/helpers/redis-server.ts";
+import { startRedisServer } from "../tools/redis-server.ts";
 import { connectRedisTcp } from "../../src/adapters/redis-tcp.ts";
 import { type BenchJob, type BenchSystem, bullmq, skedulr } from "./e2e-systems.ts";
 import { processCpuMicros, watchForeignCpu } from "./e2e-cpu.ts";

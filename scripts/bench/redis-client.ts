@@ -9,7 +9,7 @@
  *
  * REDIS_URL points it at an existing server instead (never the shared one: it writes keys).
  */
-import { startRedisServer } from "../../test/helpers/redis-server.ts";
+import { startRedisServer } from "../tools/redis-server.ts";
 import { IoredisTransport } from "../../src/adapters/redis-ioredis.ts";
 import { BunRedisTransport, hasBunRedis } from "../../src/adapters/redis-bun.ts";
 import { ScriptRunner } from "../../src/storage/redis/script-runner.ts";

@@ -6,10 +6,10 @@
  *
  *   bun scripts/bench/redis-storage.ts [--tasks 20000] [--workers 2] [--claim 50] [--client bun|ioredis]
  */
-import { startRedisServer } from "../../test/helpers/redis-server.ts";
+import { startRedisServer } from "../tools/redis-server.ts";
 import { connectRedisTcp, type TcpClient } from "../../src/adapters/redis-tcp.ts";
 import { RedisStorage } from "../../src/storage/redis/redis-storage.ts";
-import { newTask } from "../../test/helpers/new-task.ts";
+import { newTask } from "../tools/new-task.ts";
 
 const createdAt = Date.now();
 

@@ -1,6 +1,6 @@
 /**
  * @module rest-jobs — job handlers for scripts/bench/rest.ts, loaded by real
- * `scripts/worker.ts` processes (over TCP or over REST) through SKEDULR_JOBS.
+ * `scripts/entry/worker.ts` processes (over TCP or over REST) through SKEDULR_JOBS.
  *
  * Samples go to Redis over TCP at BENCH_REDIS_URL whatever the worker's own transport:
  * the measuring channel must be the same for both systems, and a REST worker may not have

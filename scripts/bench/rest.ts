@@ -22,8 +22,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { loadavg } from "node:os";
 import process from "node:process";
-import { freePort, startRedisServer } from "../../test/helpers/redis-server.ts";
-import { ready, startWorker, type WorkerProcess } from "../../test/helpers/worker-process.ts";
+import { freePort, startRedisServer } from "../tools/redis-server.ts";
+import { ready, startWorker, type WorkerProcess } from "../tools/worker-process.ts";
 import { connectRedisTcp } from "../../src/adapters/redis-tcp.ts";
 import { Scheduler, silentLogger } from "../../src/mod.ts";
 import { RedisStorage } from "../../src/storage/redis/redis-storage.ts";
@@ -51,7 +51,7 @@ const waiter = connectRedisTcp(server.url); // BLPOP blocks its connection
 const load = () => loadavg().map((x) => x.toFixed(2)).join(" ");
 const gatewayPort = await freePort();
 const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
-const gateway: ChildProcess = spawn("bun", ["scripts/rest-gateway.ts"], {
+const gateway: ChildProcess = spawn("bun", ["scripts/rest-gateway/main.ts"], {
   env: { ...process.env, REDIS_URL: server.url, GATEWAY_TOKEN: TOKEN, PORT: String(gatewayPort) },
   stdio: ["ignore", "ignore", "inherit"],
 });

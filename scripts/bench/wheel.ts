@@ -19,7 +19,7 @@
 
 import { type Clock, systemClock } from "../../src/core/clock.ts";
 import { TimingWheel } from "../../src/core/timing-wheel.ts";
-import { prng } from "../../test/helpers/prng.ts";
+import { prng } from "../tools/prng.ts";
 
 // deno-lint-ignore no-explicit-any
 const runtime = globalThis as any;

@@ -110,7 +110,7 @@ export interface InstanceInfo {
   pools: Record<string, number>;
   /**
    * Task types it has handlers for, as of its last heartbeat: a submit of a type no live
-   * instance lists is answered with a warning (src/worker/type-directory.ts). Absent from
+   * instance lists is answered with a warning (src/client/type-directory.ts). Absent from
    * instances of versions before it, which then count as handling every type.
    */
   types?: string[];

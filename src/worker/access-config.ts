@@ -15,7 +15,7 @@ export const API_ROLES: readonly ApiRole[] = ["read", "submit", "admin"];
 export interface ApiKeyEntry {
   name: string;
   role: ApiRole;
-  /** Lowercase hex SHA-256 of the key (`bun scripts/keygen.ts` prints it). */
+  /** Lowercase hex SHA-256 of the key (`bun scripts/entry/keygen.ts` prints it). */
   sha256: string;
 }
 
@@ -54,7 +54,9 @@ export function parseApiKeys(
     } else if (!API_ROLES.includes(role as ApiRole)) {
       problems.push(`${where}: role must be read, submit or admin`);
     } else if (!/^[0-9a-fA-F]{64}$/.test(hash)) {
-      problems.push(`${where}: expected the key's SHA-256 as 64 hex digits (scripts/keygen.ts)`);
+      problems.push(
+        `${where}: expected the key's SHA-256 as 64 hex digits (scripts/entry/keygen.ts)`,
+      );
     } else if (keys.some((k) => k.name === name)) {
       problems.push(`${where}: the name is listed twice`);
     } else if (hashes.has(hash.toLowerCase())) {

@@ -16,7 +16,7 @@ import {
   parseProxyHeader,
 } from "./access-config.ts";
 
-/** Everything `scripts/worker.ts` and `scripts/serve.ts` read from the environment. */
+/** Everything `scripts/entry/worker.ts` and `scripts/entry/serve.ts` read from the environment. */
 export interface WorkerConfig {
   /** `redis://` or `rediss://` URL; null means the embedded store. */
   redisUrl: string | null;
@@ -173,7 +173,7 @@ export function parseWorkerConfig(env: Record<string, string | undefined>): Work
     MAX_DURATION_MS,
   );
   const port = positiveInt("PORT", get("PORT"), 0, problems, 65_535) ?? 8080;
-  // Read by scripts/boot.ts into setInterval, which cannot wait past 2^31−1 ms: refused here.
+  // Read by scripts/entry/boot.ts into setInterval, which cannot wait past 2^31−1 ms: refused here.
   positiveInt("SKEDULR_STATUS_MS", get("SKEDULR_STATUS_MS"), 100, problems, MAX_TIMER_MS);
   const shutdown = get("SKEDULR_SHUTDOWN_TIMEOUT");
   let shutdownTimeoutMs = 30_000;

@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync } from "node:fs";
 import process from "node:process";
 import { type Browser, chromium, type Page } from "playwright-core";
-import type { WorkerProcess } from "../helpers/worker-process.ts";
+import type { WorkerProcess } from "../../scripts/tools/worker-process.ts";
 
 export const CHROMIUM = process.env.SKEDULR_CHROMIUM ?? "/usr/bin/chromium";
 export const ARGS = [

@@ -13,8 +13,8 @@ import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
-import { ready, startWorker, type WorkerProcess } from "../helpers/worker-process.ts";
-import { eventually } from "../helpers/wait.ts";
+import { ready, startWorker, type WorkerProcess } from "../../scripts/tools/worker-process.ts";
+import { eventually } from "../../scripts/tools/wait.ts";
 import { client, launch, TOKEN, WORKER_ENV } from "./browser.ts";
 
 const AXE_SOURCE = readFileSync("node_modules/axe-core/axe.min.js", "utf8");

@@ -7,8 +7,8 @@
 import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { Browser } from "playwright-core";
-import { ready, startWorker, type WorkerProcess } from "../helpers/worker-process.ts";
-import { eventually } from "../helpers/wait.ts";
+import { ready, startWorker, type WorkerProcess } from "../../scripts/tools/worker-process.ts";
+import { eventually } from "../../scripts/tools/wait.ts";
 import { makeKey } from "../helpers/keys.ts";
 import { client, launch, shot, T, TOKEN, WORKER_ENV } from "./browser.ts";
 

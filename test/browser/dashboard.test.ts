@@ -7,8 +7,8 @@
 import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
-import { ready, startWorker, type WorkerProcess } from "../helpers/worker-process.ts";
-import { eventually } from "../helpers/wait.ts";
+import { ready, startWorker, type WorkerProcess } from "../../scripts/tools/worker-process.ts";
+import { eventually } from "../../scripts/tools/wait.ts";
 import {
   client,
   confirmClick,

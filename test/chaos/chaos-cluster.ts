@@ -1,6 +1,6 @@
 /**
  * @module chaos-cluster — one chaos test's world: its own AOF Redis (test/helpers/chaos-redis.ts),
- * real `bun scripts/worker.ts` processes started as users start them, an evidence directory
+ * real `bun scripts/entry/worker.ts` processes started as users start them, an evidence directory
  * the handlers of fixtures/chaos-jobs.ts write to, and HTTP calls that record how long they
  * took and how they ended (an outage test needs the dropped connections too).
  */
@@ -14,9 +14,9 @@ import {
 } from "../helpers/chaos-redis.ts";
 import { readRuns, type Run, type TaskState, waitUntilFinal } from "../helpers/chaos-evidence.ts";
 import { submitOverHttp } from "../helpers/cluster-workers.ts";
-import { uniquePrefix } from "../helpers/redis-server.ts";
-import { eventually } from "../helpers/wait.ts";
-import { ready, startWorker, type WorkerProcess } from "../helpers/worker-process.ts";
+import { uniquePrefix } from "../../scripts/tools/redis-server.ts";
+import { eventually } from "../../scripts/tools/wait.ts";
+import { ready, startWorker, type WorkerProcess } from "../../scripts/tools/worker-process.ts";
 
 export const CHAOS_JOBS = "test/chaos/fixtures/chaos-jobs.ts";
 

@@ -1,7 +1,7 @@
 /**
  * @module worker-faults.test — chaos rows about a worker process: `kill -9` of one of three
  * workers mid-run with default settings, and a worker SIGSTOPped past its lease (issue 11).
- * Real `bun scripts/worker.ts` processes on a throwaway AOF Redis; the evidence is the
+ * Real `bun scripts/entry/worker.ts` processes on a throwaway AOF Redis; the evidence is the
  * handlers' own log files, not the Redis under test.
  */
 import { describe, it } from "node:test";

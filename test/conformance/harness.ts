@@ -6,7 +6,7 @@ import { Scheduler, type SchedulerOptions } from "../../src/scheduler.ts";
 import type { Storage } from "../../src/storage/storage.ts";
 import type { TaskRecord, TaskStatus } from "../../src/core/task.ts";
 import { silentLogger } from "../../src/worker/middleware.ts";
-import { eventually } from "../helpers/wait.ts";
+import { eventually } from "../../scripts/tools/wait.ts";
 import { type Faults, faultyStorage } from "../helpers/faulty-storage.ts";
 
 /** Makes a fresh, empty storage (own key prefix) and later disposes of it. */

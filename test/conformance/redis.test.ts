@@ -4,7 +4,7 @@
  */
 import { RedisStorage } from "../../src/storage/redis/redis-storage.ts";
 import { connectRedisTcp } from "../../src/adapters/redis-tcp.ts";
-import { testRedisUrl, uniquePrefix } from "../helpers/redis-server.ts";
+import { testRedisUrl, uniquePrefix } from "../../scripts/tools/redis-server.ts";
 import type { StorageFactory } from "./harness.ts";
 import { basicsSuite } from "./suite-basics.ts";
 import { retriesSuite } from "./suite-retries.ts";

@@ -7,8 +7,8 @@
 import { after, before, describe } from "node:test";
 import { RestTransport } from "../../src/storage/redis/rest-transport.ts";
 import { RestRedisStorage } from "../../src/storage/redis/rest-storage.ts";
-import { type RunningGateway, startGateway } from "../../scripts/rest-gateway.ts";
-import { testRedisUrl, uniquePrefix } from "../helpers/redis-server.ts";
+import { type RunningGateway, startGateway } from "../../scripts/rest-gateway/gateway.ts";
+import { testRedisUrl, uniquePrefix } from "../../scripts/tools/redis-server.ts";
 import type { StorageFactory } from "./harness.ts";
 import { basicsSuite } from "./suite-basics.ts";
 import { retriesSuite } from "./suite-retries.ts";

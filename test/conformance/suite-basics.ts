@@ -5,7 +5,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { harness, type StorageFactory, T0 } from "./harness.ts";
 import { ConflictError, ValidationError } from "../../src/core/errors.ts";
-import { gate } from "../helpers/wait.ts";
+import { gate } from "../../scripts/tools/wait.ts";
 
 export function basicsSuite(backend: string, factory: StorageFactory): void {
   describe(`${backend}: submit and run`, () => {

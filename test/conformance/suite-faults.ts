@@ -8,7 +8,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { harness, type StorageFactory } from "./harness.ts";
 import { Faults } from "../helpers/faulty-storage.ts";
-import { gate } from "../helpers/wait.ts";
+import { gate } from "../../scripts/tools/wait.ts";
 import type { Harness } from "./harness.ts";
 
 /** Statuses of a task's attempts in history, oldest first. */

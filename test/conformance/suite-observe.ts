@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { harness, type StorageFactory } from "./harness.ts";
 import { loggingMiddleware, timingMiddleware } from "../../src/worker/middleware.ts";
 import type { AttemptRecord } from "../../src/core/task.ts";
-import { gate } from "../helpers/wait.ts";
+import { gate } from "../../scripts/tools/wait.ts";
 
 export function observeSuite(backend: string, factory: StorageFactory): void {
   describe(`${backend}: middleware, results, stats, history`, () => {

@@ -4,7 +4,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { harness, type StorageFactory } from "./harness.ts";
-import { gate } from "../helpers/wait.ts";
+import { gate } from "../../scripts/tools/wait.ts";
 
 export function poolsSuite(backend: string, factory: StorageFactory): void {
   describe(`${backend}: priorities and pools`, () => {

@@ -5,7 +5,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { harness, type StorageFactory } from "./harness.ts";
 import { ConflictError, NotFoundError } from "../../src/core/errors.ts";
-import { gate } from "../helpers/wait.ts";
+import { gate } from "../../scripts/tools/wait.ts";
 import { Scheduler } from "../../src/scheduler.ts";
 import { silentLogger } from "../../src/worker/middleware.ts";
 

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { type Harness, harness, type StorageFactory } from "./harness.ts";
 import { ValidationError } from "../../src/core/errors.ts";
 import type { TaskStatus } from "../../src/core/task.ts";
-import { leaseOf, newTask } from "../helpers/new-task.ts";
+import { leaseOf, newTask } from "../../scripts/tools/new-task.ts";
 
 export function workflowsSuite(backend: string, factory: StorageFactory): void {
   describe(`${backend}: workflows`, () => {

@@ -1,7 +1,7 @@
 /**
- * @module cli.test — the `skedulr` API commands (scripts/cli.ts → scripts/cli/) against a live
- * `bun scripts/worker.ts` on the embedded store with the default jobs module, run as users
- * run them: `bun scripts/cli.ts`, `npm run cli --`, Deno, and Node on the JavaScript the npm
+ * @module cli.test — the `skedulr` API commands (scripts/entry/cli.ts → scripts/entry/cli/) against a live
+ * `bun scripts/entry/worker.ts` on the embedded store with the default jobs module, run as users
+ * run them: `bun scripts/entry/cli.ts`, `npm run cli --`, Deno, and Node on the JavaScript the npm
  * package ships. Checks the readable output, `--json`, `--help` and every exit code.
  */
 import { after, before, describe, it } from "node:test";
@@ -12,9 +12,9 @@ import { createServer, type Server } from "node:http";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort } from "../helpers/redis-server.ts";
-import { ready, startWorker, type WorkerProcess } from "../helpers/worker-process.ts";
-import { eventually } from "../helpers/wait.ts";
+import { freePort } from "../../scripts/tools/redis-server.ts";
+import { ready, startWorker, type WorkerProcess } from "../../scripts/tools/worker-process.ts";
+import { eventually } from "../../scripts/tools/wait.ts";
 
 const TOKEN = "cli-test-admin-token-0123456789";
 const READ_KEY = "cli-test-read-key-0123456789";
@@ -62,7 +62,7 @@ describe("skedulr CLI against a live worker", () => {
   let w: WorkerProcess;
   let env: Record<string, string>;
   const cli = (args: string[], options: { stdin?: string; env?: Record<string, string> } = {}) =>
-    run(["bun", "scripts/cli.ts", ...args], { ...env, ...options.env }, options.stdin);
+    run(["bun", "scripts/entry/cli.ts", ...args], { ...env, ...options.env }, options.stdin);
   /** Runs and insists on `code`, showing everything when it differs. */
   const expect = async (code: number, args: string[], options = {}) => {
     const r = await cli(args, options);
@@ -253,14 +253,14 @@ describe("skedulr CLI against a live worker", () => {
     const npm = await run(["npm", "run", "-s", "cli", "--", "stats", "--json"], env);
     assert.equal(npm.code, 0, npm.stderr);
     assert.ok(JSON.parse(npm.stdout).byStatus);
-    const deno = ["deno", "run", "-A", "scripts/cli.ts"];
+    const deno = ["deno", "run", "-A", "scripts/entry/cli.ts"];
     const viaDeno = await run([...deno, "submit", "-q"], env, '{"type":"echo","payload":"deno"}');
     assert.equal(viaDeno.code, 0, viaDeno.stderr);
     const id = viaDeno.stdout.trim();
     await eventually(async () => (await status(id)) === "succeeded", "deno's task", 10_000);
     const missing = await run([...deno, "get", "no-such-task"], env);
     assert.equal(missing.code, 2, missing.stderr);
-    // `npx skedulr <command>` runs dist/scripts/cli.js on Node: compile as the build does.
+    // `npx skedulr <command>` runs dist/scripts/entry/cli.js on Node: compile as the build does.
     const out = mkdtempSync(join(tmpdir(), "skedulr-cli-"));
     try {
       await new Promise<void>((resolve, reject) =>
@@ -280,10 +280,10 @@ describe("skedulr CLI against a live worker", () => {
           (error, stdout) => (error ? reject(new Error(`${error.message}\n${stdout}`)) : resolve()),
         )
       );
-      const node = await run(["node", join(out, "scripts/cli.js"), "get", id], env);
+      const node = await run(["node", join(out, "scripts/entry/cli.js"), "get", id], env);
       assert.equal(node.code, 0, node.stderr);
       assert.match(node.stdout, /^result +"deno"$/m);
-      const nodeGone = await run(["node", join(out, "scripts/cli.js"), "get", "x"], env);
+      const nodeGone = await run(["node", join(out, "scripts/entry/cli.js"), "get", "x"], env);
       assert.equal(nodeGone.code, 2, nodeGone.stderr);
     } finally {
       rmSync(out, { recursive: true, force: true });

@@ -1,6 +1,6 @@
 /**
- * Mixed runtimes on one Redis: a Bun worker (`bun scripts/worker.ts`, TCP) and a Deno worker
- * (`deno run -A scripts/worker.ts`, over TCP, then over REST through the gateway) share the
+ * Mixed runtimes on one Redis: a Bun worker (`bun scripts/entry/worker.ts`, TCP) and a Deno worker
+ * (`deno run -A scripts/entry/worker.ts`, over TCP, then over REST through the gateway) share the
  * work of one batch, and every task runs exactly once. The handler counts its own runs in
  * Redis (HINCRBY per task id), independently of the scheduler's bookkeeping.
  */
@@ -12,10 +12,10 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { connectRedisTcp } from "../../src/adapters/redis-tcp.ts";
 import { pairsToObject, type RedisTransport } from "../../src/storage/redis/transport.ts";
-import { type RunningGateway, startGateway } from "../../scripts/rest-gateway.ts";
-import { testRedisUrl, uniquePrefix } from "../helpers/redis-server.ts";
-import { ready, startWorker, type WorkerProcess } from "../helpers/worker-process.ts";
-import { eventually } from "../helpers/wait.ts";
+import { type RunningGateway, startGateway } from "../../scripts/rest-gateway/gateway.ts";
+import { testRedisUrl, uniquePrefix } from "../../scripts/tools/redis-server.ts";
+import { ready, startWorker, type WorkerProcess } from "../../scripts/tools/worker-process.ts";
+import { eventually } from "../../scripts/tools/wait.ts";
 
 const DENO = resolve("node_modules/.bin/deno");
 const TOKEN = "mixed-gateway-token-0123";
@@ -80,7 +80,11 @@ describe("a Bun worker and a Deno worker on one Redis", () => {
     try {
       workers.push(await startWorker({ ...common, REDIS_URL: redisUrl }));
       workers.push(
-        await startWorker({ ...common, ...denoStorage }, "scripts/worker.ts", [DENO, "run", "-A"]),
+        await startWorker({ ...common, ...denoStorage }, "scripts/entry/worker.ts", [
+          DENO,
+          "run",
+          "-A",
+        ]),
       );
       const [bun, deno] = await Promise.all(workers.map((w) => ready(w, 30_000)));
       const over = denoStorage.UPSTASH_REDIS_REST_URL

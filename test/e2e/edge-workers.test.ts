@@ -1,5 +1,5 @@
 /**
- * The Cloudflare Worker (scripts/cloudflare-worker.ts) running locally in workerd through
+ * The Cloudflare Worker (scripts/entry/cloudflare-worker.ts) running locally in workerd through
  * `wrangler dev --local`, in front of the REST gateway and the test run's throwaway Redis,
  * with a resident Bun worker over TCP on the same Redis and key prefix: tasks submitted to
  * the Worker over HTTP run on the Bun worker; cancel and resubmit through the Worker take
@@ -10,10 +10,10 @@ import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createServer } from "node:http";
-import { type RunningGateway, startGateway } from "../../scripts/rest-gateway.ts";
-import { freePort, testRedisUrl, uniquePrefix } from "../helpers/redis-server.ts";
-import { ready, startWorker, type WorkerProcess } from "../helpers/worker-process.ts";
-import { eventually } from "../helpers/wait.ts";
+import { type RunningGateway, startGateway } from "../../scripts/rest-gateway/gateway.ts";
+import { freePort, testRedisUrl, uniquePrefix } from "../../scripts/tools/redis-server.ts";
+import { ready, startWorker, type WorkerProcess } from "../../scripts/tools/worker-process.ts";
+import { eventually } from "../../scripts/tools/wait.ts";
 
 const WRANGLER = "node_modules/.bin/wrangler";
 const GATEWAY_TOKEN = "edge-gateway-token-0123456789";

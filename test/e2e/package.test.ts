@@ -24,8 +24,12 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
-import { freePort, type RedisServerHandle, startRedisServer } from "../helpers/redis-server.ts";
-import { eventually } from "../helpers/wait.ts";
+import {
+  freePort,
+  type RedisServerHandle,
+  startRedisServer,
+} from "../../scripts/tools/redis-server.ts";
+import { eventually } from "../../scripts/tools/wait.ts";
 
 const REPO = resolve(import.meta.dirname ?? dirname(new URL(import.meta.url).pathname), "../..");
 const TOOLS = join(REPO, "node_modules/.bin"); // bun, deno, tsc: tools, not sources
@@ -100,7 +104,7 @@ describe("the npm package, installed from its tarball", () => {
       assert.ok(files.includes(file), `${file} is in the tarball`);
     }
     assert.ok(files.includes("src/mod.ts"), "the bun condition's sources are in the tarball");
-    assert.ok(files.includes("dist/scripts/cli.js"), "the bin is in the tarball");
+    assert.ok(files.includes("dist/scripts/entry/cli.js"), "the bin is in the tarball");
     const stray = files.filter((f) =>
       /^(test|docs|scripts|routes)\//.test(f) || /\.(lua|test\.ts)$/.test(f) ||
       /^dist\/(scripts|routes)\/.*\.(d\.ts|map)$/.test(f)

@@ -1,5 +1,5 @@
 /**
- * @module python-client.test — clients/python/skedulr.py against a live `bun scripts/worker.ts`
+ * @module python-client.test — clients/python/skedulr.py against a live `bun scripts/entry/worker.ts`
  * (embedded store, the default jobs module, a token, signed `http` tasks allowed to reach
  * 127.0.0.1): runs clients/python/test_skedulr.py with python3 and the standard library only.
  *
@@ -9,7 +9,7 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { execFile, spawnSync } from "node:child_process";
-import { ready, startWorker, type WorkerProcess } from "../helpers/worker-process.ts";
+import { ready, startWorker, type WorkerProcess } from "../../scripts/tools/worker-process.ts";
 
 const TOKEN = "python-client-token-0123456789";
 const SIGNING_KEY = "python-client-signing-key";

@@ -18,8 +18,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join, resolve } from "node:path";
-import { freePort, testRedisUrl } from "../helpers/redis-server.ts";
-import { eventually } from "../helpers/wait.ts";
+import { freePort, testRedisUrl } from "../../scripts/tools/redis-server.ts";
+import { eventually } from "../../scripts/tools/wait.ts";
 import {
   arrows,
   extractSnippets,

@@ -1,5 +1,5 @@
 /**
- * @module redis-cluster.test — several real `scripts/worker.ts` processes (bun subprocesses)
+ * @module redis-cluster.test — several real `scripts/entry/worker.ts` processes (bun subprocesses)
  * on one throwaway redis-server: exactly-once runs, `kill -9` recovery, delayed promotion,
  * cross-process cancel, a 1-second cron that survives a killed process, and a worker that
  * starts after an API-only node delayed the work. One server for the file; each test has
@@ -7,8 +7,8 @@
  */
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { type RedisServerHandle, startRedisServer } from "../helpers/redis-server.ts";
-import { eventually } from "../helpers/wait.ts";
+import { type RedisServerHandle, startRedisServer } from "../../scripts/tools/redis-server.ts";
+import { eventually } from "../../scripts/tools/wait.ts";
 import { countCommandsUntil } from "../helpers/cluster-monitor.ts";
 import {
   api,
@@ -241,7 +241,7 @@ describe("many worker processes on one Redis", () => {
     { timeout: 60_000 },
     () =>
       withCluster("late", async (c) => {
-        const [apiNode] = await c.spawn(1, {}, "scripts/serve.ts");
+        const [apiNode] = await c.spawn(1, {}, "scripts/entry/serve.ts");
         const t0 = Date.now();
         const early = Array.from({ length: 100 }, () => ({ type: "count", runAt: t0 + 300 }));
         const later = Array.from({ length: 100 }, () => ({ type: "count", runAt: t0 + 4_000 }));

@@ -9,10 +9,10 @@
  */
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { type RedisServerHandle, startRedisServer } from "../helpers/redis-server.ts";
+import { type RedisServerHandle, startRedisServer } from "../../scripts/tools/redis-server.ts";
 import { type CommandCount, countCommandsUntil } from "../helpers/cluster-monitor.ts";
 import { type Cluster, startCluster } from "../helpers/cluster-workers.ts";
-import { eventually } from "../helpers/wait.ts";
+import { eventually } from "../../scripts/tools/wait.ts";
 
 const POLLS = 3;
 const MAX_PER_SECOND = 1;

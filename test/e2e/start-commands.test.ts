@@ -3,7 +3,7 @@
  * from a shell without node_modules/.bin on PATH: it answers /skedulr/healthz, runs one task
  * submitted over HTTP (`serve`: stores it), and stops when the process that was started — the
  * npm, npx, bun or deno wrapper, as a process manager sees it — gets SIGTERM (or SIGINT): the
- * whole process tree is gone (no orphaned `bun scripts/worker.ts`, checked by pid), all its
+ * whole process tree is gone (no orphaned `bun scripts/entry/worker.ts`, checked by pid), all its
  * output is in, and the port is free.
  *
  * `npx skedulr worker` is covered by test/e2e/package.test.ts (it needs the packed package).
@@ -14,8 +14,8 @@ import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { freePort } from "../helpers/redis-server.ts";
-import { eventually } from "../helpers/wait.ts";
+import { freePort } from "../../scripts/tools/redis-server.ts";
+import { eventually } from "../../scripts/tools/wait.ts";
 
 const REPO = resolve(import.meta.dirname ?? dirname(new URL(import.meta.url).pathname), "../..");
 const BIN = join(REPO, "node_modules/.bin");
@@ -116,8 +116,11 @@ async function start(command: string[], script: "worker" | "serve"): Promise<Sta
     throw new Error(`${command.join(" ")} exited ${child.exitCode ?? child.signalCode}:\n${out}`);
   }
   const processes = tree(child.pid!);
-  const entry = [...processes.values()].some((cmd) => cmd.includes(`scripts/${script}.ts`));
-  assert.ok(entry, `a scripts/${script}.ts process under ${command.join(" ")}: ${[...processes]}`);
+  const entry = [...processes.values()].some((cmd) => cmd.includes(`scripts/entry/${script}.ts`));
+  assert.ok(
+    entry,
+    `a scripts/entry/${script}.ts process under ${command.join(" ")}: ${[...processes]}`,
+  );
   return s;
 }
 

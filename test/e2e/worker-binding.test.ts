@@ -1,13 +1,13 @@
 /**
  * Without SKEDULR_TOKEN the worker listens on 127.0.0.1 only: from another interface of the
  * same machine the port is closed. With a token it listens on every interface. Real
- * `bun scripts/worker.ts` processes, as `npm run worker` starts them.
+ * `bun scripts/entry/worker.ts` processes, as `npm run worker` starts them.
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { connect } from "node:net";
 import { networkInterfaces } from "node:os";
-import { ready, startWorker } from "../helpers/worker-process.ts";
+import { ready, startWorker } from "../../scripts/tools/worker-process.ts";
 
 /** An IPv4 address of this machine that is not loopback. */
 function outwardAddress(): string | undefined {

@@ -1,5 +1,5 @@
 /**
- * The console of `bun scripts/worker.ts` as an operator reads it, through real processes:
+ * The console of `bun scripts/entry/worker.ts` as an operator reads it, through real processes:
  * a line per failed attempt and dead task of the user's own types, a summary line under a
  * burst, no repeated status line while idle, --help and --version, JSON lines, an
  * unreachable Redis named within 5 s (healthz 503) and recovered from, and a port in use.
@@ -8,9 +8,13 @@ import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { createServer } from "node:net";
-import { ready, startWorker, type WorkerProcess } from "../helpers/worker-process.ts";
-import { freePort, type RedisServerHandle, startRedisServer } from "../helpers/redis-server.ts";
-import { eventually } from "../helpers/wait.ts";
+import { ready, startWorker, type WorkerProcess } from "../../scripts/tools/worker-process.ts";
+import {
+  freePort,
+  type RedisServerHandle,
+  startRedisServer,
+} from "../../scripts/tools/redis-server.ts";
+import { eventually } from "../../scripts/tools/wait.ts";
 
 const JOBS = "test/e2e/fixtures/console-jobs.ts";
 const running: WorkerProcess[] = [];
@@ -117,16 +121,16 @@ describe("the worker's console", () => {
     timeout: 30_000,
   }, async () => {
     const port = String(await freePort());
-    const help = await run(["bun", "scripts/worker.ts", "--help"], { PORT: port });
+    const help = await run(["bun", "scripts/entry/worker.ts", "--help"], { PORT: port });
     assert.equal(help.code, 0);
     assert.match(help.out, /^Usage: npm run worker/m);
     assert.match(help.out, /SKEDULR_LOG_FORMAT/);
     assert.doesNotMatch(help.out, /api: /, "no banner: nothing started");
-    const version = await run(["bun", "scripts/serve.ts", "--version"], { PORT: port });
+    const version = await run(["bun", "scripts/entry/serve.ts", "--version"], { PORT: port });
     assert.deepEqual([version.code, version.out], [0, "0.1.0\n"]);
-    const deno = await run(["deno", "run", "-A", "scripts/worker.ts", "--version"]);
+    const deno = await run(["deno", "run", "-A", "scripts/entry/worker.ts", "--version"]);
     assert.deepEqual([deno.code, deno.out], [0, "0.1.0\n"]);
-    const bad = await run(["bun", "scripts/worker.ts", "--port=9"], { PORT: port });
+    const bad = await run(["bun", "scripts/entry/worker.ts", "--port=9"], { PORT: port });
     assert.equal(bad.code, 2);
     assert.match(bad.err, /unknown argument "--port=9"/);
   });
@@ -201,7 +205,10 @@ describe("the worker's console", () => {
     await new Promise<void>((r) => holder.listen(0, "127.0.0.1", r));
     const port = (holder.address() as { port: number }).port;
     try {
-      const r = await run(["bun", "scripts/worker.ts"], { PORT: String(port), SKEDULR_DEMO: "0" });
+      const r = await run(["bun", "scripts/entry/worker.ts"], {
+        PORT: String(port),
+        SKEDULR_DEMO: "0",
+      });
       assert.equal(r.code, 1);
       assert.equal(r.out, "");
       assert.equal(

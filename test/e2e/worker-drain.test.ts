@@ -1,5 +1,5 @@
 /**
- * SIGTERM drains: a `bun scripts/worker.ts` process (as `npm run worker` starts it) lets its
+ * SIGTERM drains: a `bun scripts/entry/worker.ts` process (as `npm run worker` starts it) lets its
  * running handler finish and stores the result before it exits 0; a handler that outlives
  * SKEDULR_SHUTDOWN_TIMEOUT is stopped and its task handed back, not lost. On a throwaway
  * Redis, so the records can be read after the process is gone.
@@ -9,9 +9,13 @@ import assert from "node:assert/strict";
 import { connectRedisTcp } from "../../src/adapters/redis-tcp.ts";
 import { RedisStorage } from "../../src/storage/redis/redis-storage.ts";
 import { Scheduler, silentLogger } from "../../src/mod.ts";
-import { type RedisServerHandle, startRedisServer, uniquePrefix } from "../helpers/redis-server.ts";
-import { ready, startWorker } from "../helpers/worker-process.ts";
-import { eventually } from "../helpers/wait.ts";
+import {
+  type RedisServerHandle,
+  startRedisServer,
+  uniquePrefix,
+} from "../../scripts/tools/redis-server.ts";
+import { ready, startWorker } from "../../scripts/tools/worker-process.ts";
+import { eventually } from "../../scripts/tools/wait.ts";
 
 let server: RedisServerHandle;
 

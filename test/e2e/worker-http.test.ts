@@ -9,8 +9,8 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import { lookup } from "node:dns/promises";
 import { hostname } from "node:os";
 import { DEFAULT_OUTBOUND_POLICY } from "../../src/core/outbound-policy.ts";
-import { ready, startWorker, type WorkerProcess } from "../helpers/worker-process.ts";
-import { eventually } from "../helpers/wait.ts";
+import { ready, startWorker, type WorkerProcess } from "../../scripts/tools/worker-process.ts";
+import { eventually } from "../../scripts/tools/wait.ts";
 import { verifySignature } from "../../src/mod.ts";
 
 const SIGNING_KEY = "e2e-signing-key-abcdef";

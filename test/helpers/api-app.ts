@@ -12,7 +12,7 @@ import {
   type TaskRecord,
   type TaskStatus,
 } from "../../src/mod.ts";
-import { eventually } from "./wait.ts";
+import { eventually } from "../../scripts/tools/wait.ts";
 
 export interface ApiResponse {
   status: number;

@@ -11,7 +11,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RedisTransport } from "../../src/storage/redis/transport.ts";
-import { eventually } from "./wait.ts";
+import { eventually } from "../../scripts/tools/wait.ts";
 
 /** One handler execution, from its log lines; `end`/`abort` are null while it never got one. */
 export interface Run {

@@ -10,8 +10,8 @@ import { join } from "node:path";
 import process from "node:process";
 import { connectRedisTcp } from "../../src/adapters/redis-tcp.ts";
 import type { RedisReply, RedisTransport } from "../../src/storage/redis/transport.ts";
-import { type RedisServerHandle, startRedisServer } from "./redis-server.ts";
-import { eventually } from "./wait.ts";
+import { type RedisServerHandle, startRedisServer } from "../../scripts/tools/redis-server.ts";
+import { eventually } from "../../scripts/tools/wait.ts";
 
 export interface ChaosRedisOptions {
   /** `appendfsync`: `everysec` (Redis' default for AOF) or `always`. */

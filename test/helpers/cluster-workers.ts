@@ -1,5 +1,5 @@
 /**
- * @module cluster-workers — several real `scripts/worker.ts` processes on one throwaway
+ * @module cluster-workers — several real `scripts/entry/worker.ts` processes on one throwaway
  * Redis under one key prefix, plus what a test needs to watch them from outside: a
  * client-only Scheduler on the same storage, a raw Redis connection, and the evidence the
  * handlers of test/e2e/fixtures/cluster-jobs.ts leave behind.
@@ -8,8 +8,8 @@ import { connectRedisTcp } from "../../src/adapters/redis-tcp.ts";
 import { Scheduler, silentLogger } from "../../src/mod.ts";
 import { RedisStorage } from "../../src/storage/redis/redis-storage.ts";
 import type { RedisTransport } from "../../src/storage/redis/transport.ts";
-import { uniquePrefix } from "./redis-server.ts";
-import { ready, startWorker, type WorkerProcess } from "./worker-process.ts";
+import { uniquePrefix } from "../../scripts/tools/redis-server.ts";
+import { ready, startWorker, type WorkerProcess } from "../../scripts/tools/worker-process.ts";
 
 export const CLUSTER_JOBS = "test/e2e/fixtures/cluster-jobs.ts";
 
@@ -22,7 +22,7 @@ export interface Cluster {
   client: Scheduler;
   /** A plain connection for reading evidence. */
   redis: RedisTransport;
-  /** Starts `n` more worker processes (scripts/worker.ts unless `script`) and waits for them. */
+  /** Starts `n` more worker processes (scripts/entry/worker.ts unless `script`) and waits for them. */
   spawn(n: number, env?: Record<string, string>, script?: string): Promise<WorkerProcess[]>;
   /** task id → executions, as counted by the fixture handlers. */
   runs(): Promise<Map<string, number>>;
@@ -75,7 +75,7 @@ export async function startCluster(
     workers,
     client,
     redis,
-    async spawn(n, extra = {}, script = "scripts/worker.ts") {
+    async spawn(n, extra = {}, script = "scripts/entry/worker.ts") {
       const started = await Promise.all(
         Array.from({ length: n }, () =>
           startWorker({

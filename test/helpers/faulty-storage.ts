@@ -7,7 +7,7 @@
  */
 import { StorageUnavailableError } from "../../src/core/errors.ts";
 import type { Storage } from "../../src/storage/storage.ts";
-import { gate } from "./wait.ts";
+import { gate } from "../../scripts/tools/wait.ts";
 
 export type FaultKind = "reject" | "lose-reply" | "hang";
 type Method = Exclude<keyof Storage, "name" | "subscribe">;

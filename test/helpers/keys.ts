@@ -1,8 +1,8 @@
 /**
- * @module keys — API keys for tests, made by scripts/keygen.ts exactly as an operator would:
+ * @module keys — API keys for tests, made by scripts/entry/keygen.ts exactly as an operator would:
  * the key goes in the bearer header, its entry through the SKEDULR_KEYS parser into createApp.
  */
-import { keygen } from "../../scripts/keygen.ts";
+import { keygen } from "../../scripts/entry/new-key.ts";
 import { type ApiKeyEntry, type ApiRole, parseApiKeys } from "../../src/worker/access-config.ts";
 
 export interface TestKey {

@@ -8,8 +8,8 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import process from "node:process";
-import { handle } from "../../scripts/cloudflare-worker.ts";
-import { keygen } from "../../scripts/keygen.ts";
+import { handle } from "../../scripts/entry/cloudflare-handler.ts";
+import { keygen } from "../../scripts/entry/new-key.ts";
 import { parseApiKeys } from "../../src/worker/access-config.ts";
 import { ConfigError, parseWorkerConfig } from "../../src/worker/config.ts";
 
@@ -84,7 +84,7 @@ describe("access configuration", () => {
     assert.ok("error" in await keygen("ci", "root"));
     const cli = spawnSync(process.execPath.includes("deno") ? "deno" : "bun", [
       ...(process.execPath.includes("deno") ? ["run", "-A"] : []),
-      "scripts/keygen.ts",
+      "scripts/entry/keygen.ts",
       "ops",
       "admin",
     ], { encoding: "utf8" });

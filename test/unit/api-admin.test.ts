@@ -4,7 +4,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { apiFixture } from "../helpers/api-app.ts";
-import { eventually } from "../helpers/wait.ts";
+import { eventually } from "../../scripts/tools/wait.ts";
 
 const A = "/skedulr/api";
 

@@ -9,7 +9,7 @@ import process from "node:process";
 import { configureErrorStacks, MemoryStorage, Scheduler, silentLogger } from "../../src/mod.ts";
 import { createApp } from "../../routes/app.ts";
 import { apiFixture, storedCount } from "../helpers/api-app.ts";
-import { eventually } from "../helpers/wait.ts";
+import { eventually } from "../../scripts/tools/wait.ts";
 
 const A = "/skedulr/api";
 const T = `${A}/tasks`;

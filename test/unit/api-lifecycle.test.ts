@@ -6,7 +6,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { TaskContext } from "../../src/mod.ts";
 import { apiFixture } from "../helpers/api-app.ts";
-import { eventually } from "../helpers/wait.ts";
+import { eventually } from "../../scripts/tools/wait.ts";
 
 const T = "/skedulr/api/tasks";
 

@@ -13,7 +13,7 @@ import { connectRedisTcp } from "../../src/adapters/redis-tcp.ts";
 import { ManualClock } from "../../src/core/clock.ts";
 import { MemoryStorage, Scheduler, silentLogger, type Storage } from "../../src/mod.ts";
 import { RedisStorage } from "../../src/storage/redis/redis-storage.ts";
-import { testRedisUrl, uniquePrefix } from "../helpers/redis-server.ts";
+import { testRedisUrl, uniquePrefix } from "../../scripts/tools/redis-server.ts";
 import { rawRequest } from "../helpers/raw-http.ts";
 
 const TOKEN = "login-limit-token-0123456789";

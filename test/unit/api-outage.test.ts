@@ -14,8 +14,12 @@ import { RedisStorage } from "../../src/storage/redis/redis-storage.ts";
 import { connectRedisTcp } from "../../src/adapters/redis-tcp.ts";
 import { idleTimeoutSeconds, serve } from "../../src/adapters/serve.ts";
 import type { RedisTransport } from "../../src/storage/redis/transport.ts";
-import { type RedisServerHandle, startRedisServer, uniquePrefix } from "../helpers/redis-server.ts";
-import { eventually } from "../helpers/wait.ts";
+import {
+  type RedisServerHandle,
+  startRedisServer,
+  uniquePrefix,
+} from "../../scripts/tools/redis-server.ts";
+import { eventually } from "../../scripts/tools/wait.ts";
 
 const T = "/skedulr/api/tasks";
 

@@ -24,7 +24,7 @@ import {
 } from "../../src/core/bounds.ts";
 import { stripStackPaths } from "../../src/core/stack-paths.ts";
 import { toErrorInfo } from "../../src/core/errors.ts";
-import { eventually } from "../helpers/wait.ts";
+import { eventually } from "../../scripts/tools/wait.ts";
 
 const paths = (spec: unknown, bounds = {}) =>
   collectSpecIssues(spec, "", bounds).map((i) => i.path);

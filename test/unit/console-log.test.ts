@@ -5,8 +5,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { consoleLog, firstLine, LineBudget, type LogLevel } from "../../src/worker/console-log.ts";
-import { attemptLine } from "../../scripts/console-report.ts";
-import { storageTarget } from "../../scripts/start-up.ts";
+import { attemptLine } from "../../scripts/entry/console-report.ts";
+import { storageTarget } from "../../scripts/entry/start-up.ts";
 import { ConfigError, parseWorkerConfig } from "../../src/worker/config.ts";
 import type { AttemptRecord } from "../../src/core/task.ts";
 

@@ -11,7 +11,7 @@ import { ATTEMPT_STATUSES } from "../../routes/schemas.ts";
 import { API_ERROR_CODES, httpStatus } from "../../routes/errors.ts";
 import { type ApiFixture, apiFixture } from "../helpers/api-app.ts";
 
-// Tests run from the repository root (scripts/test.sh).
+// Tests run from the repository root (scripts/tools/test.sh).
 const sheet = readFileSync("docs/CONTRACT.md", "utf8");
 
 /** The rows of the first table under heading `title`, as arrays of cells. */

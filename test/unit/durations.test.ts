@@ -22,7 +22,7 @@ import {
 } from "../../src/mod.ts";
 import { ConfigError, parseWorkerConfig } from "../../src/worker/config.ts";
 import { apiFixture, storedCount } from "../helpers/api-app.ts";
-import { eventually, gate } from "../helpers/wait.ts";
+import { eventually, gate } from "../../scripts/tools/wait.ts";
 
 const DAY = 86_400_000;
 

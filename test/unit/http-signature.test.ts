@@ -17,7 +17,7 @@ import {
   silentLogger,
   verifySignature,
 } from "../../src/mod.ts";
-import { eventually } from "../helpers/wait.ts";
+import { eventually } from "../../scripts/tools/wait.ts";
 
 const KEY = "signature-test-key-0123456789";
 const hmac = (key: string, text: string) => createHmac("sha256", key).update(text).digest("hex");

@@ -25,7 +25,7 @@ import {
 import { type HttpFetcher, webFetch } from "../../src/worker/http-task.ts";
 import { pinnedFetch, pinnedFetcher } from "../../src/adapters/pinned-http.ts";
 import { apiFixture } from "../helpers/api-app.ts";
-import { eventually, gate } from "../helpers/wait.ts";
+import { eventually, gate } from "../../scripts/tools/wait.ts";
 import { REBIND_CERT, REBIND_KEY } from "../helpers/tls-fixture.ts";
 
 const LITERALS = [

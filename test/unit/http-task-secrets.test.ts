@@ -27,9 +27,9 @@ import { RestRedisStorage } from "../../src/storage/redis/rest-storage.ts";
 import { RestTransport } from "../../src/storage/redis/rest-transport.ts";
 import { keyPrefix, keys } from "../../src/storage/redis/keys.ts";
 import type { RedisTransport } from "../../src/storage/redis/transport.ts";
-import { type RunningGateway, startGateway } from "../../scripts/rest-gateway.ts";
-import { testRedisUrl, uniquePrefix } from "../helpers/redis-server.ts";
-import { eventually } from "../helpers/wait.ts";
+import { type RunningGateway, startGateway } from "../../scripts/rest-gateway/gateway.ts";
+import { testRedisUrl, uniquePrefix } from "../../scripts/tools/redis-server.ts";
+import { eventually } from "../../scripts/tools/wait.ts";
 
 const SECRET = "Bearer s3cr3t-0123456789";
 const GATEWAY_TOKEN = "secrets-gateway-token";

@@ -18,7 +18,7 @@ import {
 } from "../../src/mod.ts";
 import { pinnedFetch } from "../../src/adapters/pinned-http.ts";
 import { MAX_RESULT_BYTES, webFetch } from "../../src/worker/http-task.ts";
-import { eventually } from "../helpers/wait.ts";
+import { eventually } from "../../scripts/tools/wait.ts";
 
 const KEY = "test-signing-key-0123456789";
 const LOCAL = outboundPolicy("127.0.0.1");

@@ -12,10 +12,10 @@ import { connectRedisTcp } from "../../src/adapters/redis-tcp.ts";
 import { SkedulrError, ValidationError } from "../../src/core/errors.ts";
 import type { NewTask, ScheduleRecord } from "../../src/core/task.ts";
 import type { Lease, Storage } from "../../src/storage/storage.ts";
-import { testRedisUrl, uniquePrefix } from "../helpers/redis-server.ts";
-import { eventually } from "../helpers/wait.ts";
-import { newTask } from "../helpers/new-task.ts";
-import { prng } from "../helpers/prng.ts";
+import { testRedisUrl, uniquePrefix } from "../../scripts/tools/redis-server.ts";
+import { eventually } from "../../scripts/tools/wait.ts";
+import { newTask } from "../../scripts/tools/new-task.ts";
+import { prng } from "../../scripts/tools/prng.ts";
 
 /** An outcome comparable across backends: the value, or the error's class and details. */
 async function outcome(p: Promise<unknown>): Promise<unknown> {

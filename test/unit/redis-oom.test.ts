@@ -1,6 +1,6 @@
 /**
  * A full Redis (maxmemory reached, noeviction) refuses new work but never the transitions
- * that finish work: they are declared `allow-oom` (scripts/gen-lua.ts turns a script's
+ * that finish work: they are declared `allow-oom` (scripts/tools/gen-lua.ts turns a script's
  * FLAGS header line into its Redis 7 shebang). Own redis-server, own prefix.
  */
 import { after, before, describe, it } from "node:test";
@@ -8,8 +8,12 @@ import assert from "node:assert/strict";
 import { RedisStorage } from "../../src/storage/redis/redis-storage.ts";
 import { connectRedisTcp } from "../../src/adapters/redis-tcp.ts";
 import { StorageUnavailableError } from "../../src/core/errors.ts";
-import { type RedisServerHandle, startRedisServer, uniquePrefix } from "../helpers/redis-server.ts";
-import { leaseOf, newTask } from "../helpers/new-task.ts";
+import {
+  type RedisServerHandle,
+  startRedisServer,
+  uniquePrefix,
+} from "../../scripts/tools/redis-server.ts";
+import { leaseOf, newTask } from "../../scripts/tools/new-task.ts";
 import type { RedisTransport } from "../../src/storage/redis/transport.ts";
 
 const T0 = Date.UTC(2026, 0, 5, 8);

@@ -6,7 +6,7 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
-import { generate } from "../../scripts/gen-lua.ts";
+import { generate } from "../../scripts/tools/lua-bundle.ts";
 import { SCRIPTS } from "../../src/storage/redis/scripts.generated.ts";
 import { ScriptRunner, scriptSha } from "../../src/storage/redis/script-runner.ts";
 import { checkReply, Code } from "../../src/storage/redis/codes.ts";
@@ -18,14 +18,14 @@ import {
   NotFoundError,
   ValidationError,
 } from "../../src/core/errors.ts";
-import { startRedisServer } from "../helpers/redis-server.ts";
+import { startRedisServer } from "../../scripts/tools/redis-server.ts";
 
 const LUA_DIR = "src/storage/redis/lua";
 
 describe("Lua scripts", () => {
   it("the generated module is in sync with the .lua files", () => {
     const onDisk = readFileSync("src/storage/redis/scripts.generated.ts", "utf8");
-    assert.equal(generate(), onDisk, "run `bun scripts/gen-lua.ts`");
+    assert.equal(generate(), onDisk, "run `bun scripts/tools/gen-lua.ts`");
   });
 
   it("each file is named <camelOp>-<numKeys>.lua and its header documents KEYS, ARGV, returns", () => {

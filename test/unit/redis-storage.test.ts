@@ -10,9 +10,9 @@ import { hashSlot, keyPrefix } from "../../src/storage/redis/keys.ts";
 import { connectRedisTcp } from "../../src/adapters/redis-tcp.ts";
 import type { NewTask } from "../../src/core/task.ts";
 import type { StorageEvent } from "../../src/storage/storage.ts";
-import { startRedisServer, testRedisUrl, uniquePrefix } from "../helpers/redis-server.ts";
-import { eventually } from "../helpers/wait.ts";
-import { leaseOf, newTask } from "../helpers/new-task.ts";
+import { startRedisServer, testRedisUrl, uniquePrefix } from "../../scripts/tools/redis-server.ts";
+import { eventually } from "../../scripts/tools/wait.ts";
+import { leaseOf, newTask } from "../../scripts/tools/new-task.ts";
 
 const T0 = Date.UTC(2026, 0, 5, 8);
 

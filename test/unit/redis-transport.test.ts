@@ -12,8 +12,8 @@ import {
 } from "../../src/storage/redis/transport.ts";
 import { connectRedisTcp, type TcpClient } from "../../src/adapters/redis-tcp.ts";
 import { hasBunRedis } from "../../src/adapters/redis-bun.ts";
-import { startRedisServer, testRedisUrl, uniquePrefix } from "../helpers/redis-server.ts";
-import { eventually } from "../helpers/wait.ts";
+import { startRedisServer, testRedisUrl, uniquePrefix } from "../../scripts/tools/redis-server.ts";
+import { eventually } from "../../scripts/tools/wait.ts";
 
 const clients: TcpClient[] = hasBunRedis() ? ["bun", "ioredis"] : ["ioredis"];
 

@@ -1,5 +1,5 @@
 /**
- * The REST gateway (scripts/rest-gateway.ts) speaks the protocol `@upstash/redis` 1.39
+ * The REST gateway (scripts/rest-gateway/gateway.ts) speaks the protocol `@upstash/redis` 1.39
  * expects: bearer auth, `{result}` / 400 `{error}`, pipelines that keep per-command errors,
  * atomic multi-exec, base64 replies that survive binary values, SSE pub/sub, and clear
  * refusals of blocking and connection-state commands. Checked with raw fetch (the wire
@@ -13,9 +13,9 @@ import {
   parseGatewayConfig,
   type RunningGateway,
   startGateway,
-} from "../../scripts/rest-gateway.ts";
-import { testRedisUrl, uniquePrefix } from "../helpers/redis-server.ts";
-import { eventually } from "../helpers/wait.ts";
+} from "../../scripts/rest-gateway/gateway.ts";
+import { testRedisUrl, uniquePrefix } from "../../scripts/tools/redis-server.ts";
+import { eventually } from "../../scripts/tools/wait.ts";
 
 const TOKEN = "unit-gateway-token-0123";
 
@@ -260,7 +260,7 @@ describe("REST gateway configuration", () => {
     const runtime = typeof (globalThis as { Bun?: unknown }).Bun !== "undefined"
       ? [process.execPath]
       : [process.execPath, "run", "-A"];
-    const r = spawnSync(runtime[0], [...runtime.slice(1), "scripts/rest-gateway.ts"], {
+    const r = spawnSync(runtime[0], [...runtime.slice(1), "scripts/rest-gateway/main.ts"], {
       env: { PATH: process.env.PATH ?? "", REDIS_URL: "nope" },
       encoding: "utf8",
     });

@@ -12,10 +12,10 @@ import { RedisStorage } from "../../src/storage/redis/redis-storage.ts";
 import { connectRedisTcp } from "../../src/adapters/redis-tcp.ts";
 import type { NewTask } from "../../src/core/task.ts";
 import type { StorageEvent } from "../../src/storage/storage.ts";
-import { type RunningGateway, startGateway } from "../../scripts/rest-gateway.ts";
-import { freePort, testRedisUrl, uniquePrefix } from "../helpers/redis-server.ts";
-import { eventually } from "../helpers/wait.ts";
-import { newTask } from "../helpers/new-task.ts";
+import { type RunningGateway, startGateway } from "../../scripts/rest-gateway/gateway.ts";
+import { freePort, testRedisUrl, uniquePrefix } from "../../scripts/tools/redis-server.ts";
+import { eventually } from "../../scripts/tools/wait.ts";
+import { newTask } from "../../scripts/tools/new-task.ts";
 
 const TOKEN = "unit-rest-storage-token";
 const T0 = Date.UTC(2026, 0, 5, 8);

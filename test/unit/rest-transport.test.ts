@@ -15,9 +15,14 @@ import {
   type RedisTransport,
 } from "../../src/storage/redis/transport.ts";
 import { ScriptRunner } from "../../src/storage/redis/script-runner.ts";
-import { type RunningGateway, startGateway } from "../../scripts/rest-gateway.ts";
-import { freePort, startRedisServer, testRedisUrl, uniquePrefix } from "../helpers/redis-server.ts";
-import { eventually } from "../helpers/wait.ts";
+import { type RunningGateway, startGateway } from "../../scripts/rest-gateway/gateway.ts";
+import {
+  freePort,
+  startRedisServer,
+  testRedisUrl,
+  uniquePrefix,
+} from "../../scripts/tools/redis-server.ts";
+import { eventually } from "../../scripts/tools/wait.ts";
 
 const TOKEN = "unit-transport-token-0123";
 

@@ -7,7 +7,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { ManualClock, systemClock, type TimerHandle } from "../../src/core/clock.ts";
 import { TimingWheel } from "../../src/core/timing-wheel.ts";
-import { prng } from "../helpers/prng.ts";
+import { prng } from "../../scripts/tools/prng.ts";
 
 const START = 1_700_000_000_000;
 const DAY = 86_400_000;

@@ -13,10 +13,10 @@ import { BunRedisTransport, hasBunRedis } from "../../src/adapters/redis-bun.ts"
 import { IoredisTransport } from "../../src/adapters/redis-ioredis.ts";
 import type { LinkOptions } from "../../src/adapters/redis-link.ts";
 import { RestTransport } from "../../src/storage/redis/rest-transport.ts";
-import { type RunningGateway, startGateway } from "../../scripts/rest-gateway.ts";
-import { type RedisServerHandle, startRedisServer } from "../helpers/redis-server.ts";
+import { type RunningGateway, startGateway } from "../../scripts/rest-gateway/gateway.ts";
+import { type RedisServerHandle, startRedisServer } from "../../scripts/tools/redis-server.ts";
 import { startTcpProxy, type TcpProxy } from "../helpers/tcp-proxy.ts";
-import { eventually } from "../helpers/wait.ts";
+import { eventually } from "../../scripts/tools/wait.ts";
 
 const INCR_SCRIPT = "return redis.call('INCR', KEYS[1])";
 const OFFLINE_WAIT_MS = 300;

@@ -1,5 +1,5 @@
 --[[
-  Shared helpers, inlined into every script by scripts/gen-lua.ts (`--- @include "task"`).
+  Shared helpers, inlined into every script by scripts/tools/gen-lua.ts (`--- @include "task"`).
 
   Every key derives from KEYS[1], the prefix `<name>:{<tag>}:`. Its hash tag puts every
   derived key in the same Redis Cluster slot as KEYS[1], so each script stays single-slot.

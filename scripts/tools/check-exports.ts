@@ -4,7 +4,7 @@
  *
  * deno.json (JSR) exports TypeScript sources. package.json (npm) exports each subpath as
  * `{ bun, types, default }`: Bun takes the same source, everything else the build's
- * JavaScript and declarations in dist/ (scripts/build.ts), whose paths follow from the
+ * JavaScript and declarations in dist/ (scripts/tools/build.ts), whose paths follow from the
  * source's. Deno gets no condition of its own on npm: it refuses to strip types under
  * node_modules, so from npm it takes the JavaScript and its sources come from JSR. Only
  * package.json may add `./package.json`. The `bin` must be the build of a script that exists.
@@ -46,7 +46,7 @@ for (const key of new Set([...Object.keys(pkg), ...Object.keys(deno)])) {
     problems.push(
       `subpath "${key}": package.json has ${JSON.stringify(entry)}, expected ${
         JSON.stringify(expected)
-      } (source from deno.json, built files from scripts/build.ts)`,
+      } (source from deno.json, built files from scripts/tools/build.ts)`,
     );
   }
 }

@@ -1,5 +1,5 @@
 /**
- * @module rest-gateway-commands — what the REST gateway accepts as a command, and the JSON
+ * @module commands — what the REST gateway accepts as a command, and the JSON
  * shape of what it sends back.
  *
  * Every request shares one Redis connection, so a command that blocks it (BLPOP, WAIT,
@@ -8,7 +8,7 @@
  * way Upstash refuses them.
  */
 import { Buffer } from "node:buffer";
-import { RespError, type RespValue } from "./rest-gateway-resp.ts";
+import { RespError, type RespValue } from "./resp.ts";
 
 /** A command that the gateway refuses, with the reason sent back as `{error}`. */
 export class Rejected extends Error {}

@@ -1,9 +1,9 @@
 /**
  * Starts a detached throwaway redis-server for a whole test run and prints "<url> <pid>",
- * so scripts/test.sh can export REDIS_URL and kill it afterwards.
+ * so scripts/tools/test.sh can export REDIS_URL and kill it afterwards.
  */
 import process from "node:process";
-import { startRedisServer } from "../test/helpers/redis-server.ts";
+import { startRedisServer } from "./redis-server.ts";
 
 try {
   const server = await startRedisServer([], { detached: true });

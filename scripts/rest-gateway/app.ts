@@ -1,5 +1,5 @@
 /**
- * @module rest-gateway-app — the Upstash-compatible REST protocol as a fetch handler in
+ * @module app — the Upstash-compatible REST protocol as a fetch handler in
  * front of one TCP Redis.
  *
  * Routes (all POST, `Authorization: Bearer <token>`):
@@ -13,8 +13,8 @@
  * requests and replies is the one `@upstash/redis` 1.39 speaks (see docs/EDGE.md).
  */
 import { Buffer } from "node:buffer";
-import { entry, parseCommand, Rejected, toJson } from "./rest-gateway-commands.ts";
-import { openResp, type RespConnection, RespError, type RespValue } from "./rest-gateway-resp.ts";
+import { entry, parseCommand, Rejected, toJson } from "./commands.ts";
+import { openResp, type RespConnection, RespError, type RespValue } from "./resp.ts";
 
 export interface GatewayOptions {
   redisUrl: string;

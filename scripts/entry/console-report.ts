@@ -3,13 +3,13 @@
  * and per dead task of every type (rate-limited: at most 20 in a 10 s window, then one
  * summary line for the rest), and the status line, printed only when a figure in it changed.
  */
-import type { AttemptRecord, Scheduler } from "../src/mod.ts";
+import type { AttemptRecord, Scheduler } from "../../src/mod.ts";
 import {
   type ConsoleLog,
   firstLine,
   LineBudget,
   type LogLevel,
-} from "../src/worker/console-log.ts";
+} from "../../src/worker/console-log.ts";
 
 /** Lines per window before the rest are summed up. */
 const PER_WINDOW = 20;

@@ -1,5 +1,5 @@
 /**
- * @module worker-process — spawns `scripts/worker.ts` (or serve.ts) as a real process on a
+ * @module worker-process — spawns `scripts/entry/worker.ts` (or serve.ts) as a real process on a
  * free port and waits for its banner.
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -17,7 +17,7 @@ export interface WorkerProcess {
 
 export async function startWorker(
   env: Record<string, string>,
-  script = "scripts/worker.ts",
+  script = "scripts/entry/worker.ts",
   runtime: string[] = ["bun"],
 ): Promise<WorkerProcess> {
   const port = env.PORT ?? String(await freePort());

@@ -1,15 +1,14 @@
 /**
- * `bun scripts/keygen.ts <name> <role>` (or `npm run keygen -- <name> <role>`): prints a new
- * API key and the `SKEDULR_KEYS` entry that admits it. The server is only ever told the
+ * @module new-key — a new API key and the `SKEDULR_KEYS` entry that admits it (what
+ * `npm run keygen -- <name> <role>`, scripts/entry/keygen.ts, prints). The server is only ever told the
  * key's SHA-256, so the key is shown here once; keep it where the client keeps secrets.
  *
- *   $ bun scripts/keygen.ts ci submit
+ *   $ bun scripts/entry/keygen.ts ci submit
  *   key:    skd_4Jx...          (give this to the client: Authorization: Bearer <key>)
  *   entry:  ci:submit:9f86d0... (append to SKEDULR_KEYS, comma-separated)
  */
-import process from "node:process";
-import { API_ROLES, KEY_NAME, TOKEN_NAME } from "../src/worker/access-config.ts";
-import { sha256, toHex } from "../routes/credentials.ts";
+import { API_ROLES, KEY_NAME, TOKEN_NAME } from "../../src/worker/access-config.ts";
+import { sha256, toHex } from "../../routes/credentials.ts";
 
 /** A new key: `skd_` and 32 random bytes in base64url (256 bits, no padding). */
 export function newKey(): string {
@@ -35,19 +34,4 @@ export async function keygen(
   }
   const key = newKey();
   return { key, entry: `${name}:${role}:${toHex(await sha256(key))}` };
-}
-
-if (import.meta.main) {
-  const result = await keygen(process.argv[2], process.argv[3]);
-  if ("error" in result) {
-    console.error(`usage: bun scripts/keygen.ts <name> <read|submit|admin>\n${result.error}`);
-    process.exit(2);
-  }
-  console.log(`key:    ${result.key}`);
-  console.log(`entry:  ${result.entry}`);
-  console.log(
-    "Give the key to the client (Authorization: Bearer <key>, or the dashboard's login); add " +
-      "the entry to SKEDULR_KEYS (comma-separated). The key is not stored anywhere: if it is " +
-      "lost, make a new one.",
-  );
 }

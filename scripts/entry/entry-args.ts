@@ -1,12 +1,12 @@
 /**
- * @module entry-args — the command-line arguments of the entry points (scripts/worker.ts,
- * scripts/serve.ts): `--help` and `--version` print and exit 0 before anything starts, and
+ * @module entry-args — the command-line arguments of the entry points (scripts/entry/worker.ts,
+ * scripts/entry/serve.ts): `--help` and `--version` print and exit 0 before anything starts, and
  * any other argument exits 2 naming it, so a typo never starts a worker. Configuration is
  * the environment's (see the help text); the entry points take no other argument.
  */
 import process from "node:process";
-import { ENV_VARS } from "../src/worker/config.ts";
-import { exit } from "../src/adapters/runtime.ts";
+import { ENV_VARS } from "../../src/worker/config.ts";
+import { exit } from "../../src/adapters/runtime.ts";
 import { VERSION } from "./boot.ts";
 
 const ABOUT = {
@@ -22,7 +22,7 @@ export function helpText(entry: "worker" | "serve"): string {
   return [
     `skedulr ${VERSION} — ${entry}`,
     "",
-    `Usage: npm run ${entry}            (bun scripts/${entry}.ts, npx deno task ${entry})`,
+    `Usage: npm run ${entry}            (bun scripts/entry/${entry}.ts, npx deno task ${entry})`,
     `       npm run ${entry} -- --help | --version`,
     "",
     ABOUT[entry],

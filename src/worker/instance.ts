@@ -1,5 +1,5 @@
 /**
- * @module runtime — the running half of a Scheduler: pools, wheel, promoter, schedule
+ * @module instance — the running half of a Scheduler: pools, wheel, promoter, schedule
  * firer, lease keeper, recoverer, heartbeat and the backstop poll, wired to storage events.
  */
 import type { Clock } from "../core/clock.ts";
@@ -14,7 +14,7 @@ import { ResultStream } from "./results.ts";
 import { AbortReason, type Attempt } from "./runner.ts";
 import { ScheduleFirer } from "./schedule-firer.ts";
 
-export interface RuntimeOptions {
+export interface InstanceOptions {
   storage: Storage;
   clock: Clock;
   logger: Logger;
@@ -33,11 +33,11 @@ export interface RuntimeOptions {
   wheel: TimingWheel;
 }
 
-export class Runtime {
+export class Instance {
   readonly pools = new Map<string, WorkerPool>();
   readonly results = new ResultStream();
   readonly running = new Map<string, Attempt>();
-  readonly #o: RuntimeOptions;
+  readonly #o: InstanceOptions;
   readonly #promoter: Promoter;
   readonly #firer: ScheduleFirer;
   readonly #leases: LeaseKeeper;
@@ -47,7 +47,7 @@ export class Runtime {
   #startedAt = 0;
   #idleWaiters: (() => void)[] = [];
 
-  constructor(o: RuntimeOptions) {
+  constructor(o: InstanceOptions) {
     this.#o = o;
     const { storage, clock, logger, wheel } = o;
     this.#promoter = new Promoter({

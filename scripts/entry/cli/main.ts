@@ -1,5 +1,5 @@
 /**
- * @module cli/main — the API commands of `skedulr` (scripts/cli.ts dispatches here):
+ * @module cli/main — the API commands of `skedulr` (scripts/entry/cli.ts dispatches here):
  * parse the options, run one command, turn every failure into a message on stderr and an
  * exit code a script can branch on. Runs the same on Bun, Deno and Node (the npm bin).
  */

@@ -1,5 +1,5 @@
 /**
- * @module rest-gateway — `bun run rest-gateway` (or `deno task rest-gateway`): an
+ * @module gateway — `bun run rest-gateway` (or `deno task rest-gateway`): an
  * Upstash-compatible REST server in front of a TCP Redis.
  *
  * No Upstash-compatible server exists on npm, and the edge API (Cloudflare Workers, Deno
@@ -12,10 +12,8 @@
  *   PORT                        HTTP port (default 8079)
  *   GATEWAY_HOST                interface to bind (default 127.0.0.1)
  */
-import process from "node:process";
-import { serve } from "../src/adapters/serve.ts";
-import { createGateway, type Gateway, type GatewayStats } from "./rest-gateway-app.ts";
-import { stopWithWrapper } from "./parent-watch.ts";
+import { serve } from "../../src/adapters/serve.ts";
+import { createGateway, type Gateway, type GatewayStats } from "./app.ts";
 
 export interface GatewayConfig {
   redisUrl: string;
@@ -98,26 +96,4 @@ export async function startGateway(
       await server.stop();
     },
   };
-}
-
-if (import.meta.main) {
-  // Under npm, npx or deno task: stop when the wrapper is gone (no orphaned gateway).
-  stopWithWrapper();
-  let config: GatewayConfig;
-  try {
-    config = parseGatewayConfig(process.env);
-  } catch (error) {
-    console.error(`rest-gateway: ${(error as Error).message}`);
-    process.exit(2);
-  }
-  const gw = await startGateway(config);
-  const safe = config.redisUrl.replace(/\/\/[^@]*@/, "//***@");
-  console.log(`rest-gateway: ${gw.url} → ${safe}`);
-  console.log(`  clients: UPSTASH_REDIS_REST_URL=${gw.url} UPSTASH_REDIS_REST_TOKEN=<the token>`);
-  for (const signal of ["SIGINT", "SIGTERM"] as const) {
-    process.on(signal, async () => {
-      await gw.stop();
-      process.exit(0);
-    });
-  }
 }

@@ -3,12 +3,11 @@
  * order (cycles rejected) and schedule records with their first occurrence; and whether a
  * pool named by a request exists.
  */
-import { ConflictError, ValidationError } from "../core/errors.ts";
-import { newId } from "../core/ids.ts";
-import { nextOccurrence } from "../core/recurrence.ts";
-import type { ParsedSpec } from "../core/task-schema.ts";
-import { type NewTask, parentConditions, type ScheduleRecord } from "../core/task.ts";
-import type { Storage } from "../storage/storage.ts";
+import { ConflictError, ValidationError } from "./errors.ts";
+import { newId } from "./ids.ts";
+import { nextOccurrence } from "./recurrence.ts";
+import type { ParsedSpec } from "./task-schema.ts";
+import { type NewTask, parentConditions, type ScheduleRecord } from "./task.ts";
 
 export function toNewTask(spec: ParsedSpec, now: number): NewTask {
   return {
@@ -116,25 +115,4 @@ export function orderBatch(tasks: NewTask[]): NewTask[] {
   };
   tasks.forEach(visit);
   return out;
-}
-
-/**
- * Whether `pool` exists: configured on this instance (`local`) or on a live one (its
- * heartbeat lists it), or given a cluster-wide size earlier. Pools are created by
- * configuration only, so scaling a pool that does not exist is a 404, not a new pool on
- * every worker (any name, `constructor` or `1e309`, used to make one).
- */
-export async function poolExists(
-  storage: Storage,
-  local: ReadonlyMap<string, unknown>,
-  pool: string,
-  now: number,
-): Promise<boolean> {
-  if (local.has(pool)) return true;
-  const [controls, instances] = await Promise.all([
-    storage.poolControls(),
-    storage.listInstances(now),
-  ]);
-  return controls.some((c) => c.pool === pool && c.size !== null) ||
-    instances.some((i) => Object.hasOwn(i.pools, pool));
 }

@@ -3,9 +3,9 @@
  * curated mutant at a time, runs only the tests meant to catch it, and fails when any
  * mutant survives (its tests still pass).
  *
- *   bun scripts/mutants/run.ts [--only id,id] [--jobs 2] [--verbose]
+ *   bun scripts/tools/mutants/run.ts [--only id,id] [--jobs 2] [--verbose]
  *
- * Each mutant (scripts/mutants/list.ts) replaces one exact piece of text in one file; a
+ * Each mutant (scripts/tools/mutants/list.ts) replaces one exact piece of text in one file; a
  * mutant whose text is not found exactly once fails the gate too (the code moved on: update
  * the list). Mutants run in copies of the tree under a temp dir (node_modules linked), never
  * in the working tree, two at a time on this 2-core machine, against one throwaway Redis.
@@ -15,7 +15,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync }
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { startRedisServer } from "../../test/helpers/redis-server.ts";
+import { startRedisServer } from "../redis-server.ts";
 import { type Mutant, MUTANTS } from "./list.ts";
 
 const argv = process.argv.slice(2);
@@ -103,7 +103,7 @@ async function runMutant(dir: string, m: Mutant): Promise<Outcome> {
   writeFileSync(path, original.replace(m.find, m.replace));
   const t0 = performance.now();
   try {
-    if (regenerates(m)) await run(dir, ["bun", "scripts/gen-lua.ts"], 60_000);
+    if (regenerates(m)) await run(dir, ["bun", "scripts/tools/gen-lua.ts"], 60_000);
     const cmd = ["bun", "test", "--timeout", "30000", ...m.tests];
     if (m.filter) cmd.push("-t", m.filter);
     const r = await run(dir, cmd, TEST_TIMEOUT_MS);
@@ -123,13 +123,13 @@ async function runMutant(dir: string, m: Mutant): Promise<Outcome> {
     };
   } finally {
     writeFileSync(path, original);
-    if (regenerates(m)) await run(dir, ["bun", "scripts/gen-lua.ts"], 60_000);
+    if (regenerates(m)) await run(dir, ["bun", "scripts/tools/gen-lua.ts"], 60_000);
   }
 }
 
 /** A Lua script or its generator changed: the generated module must follow. */
 function regenerates(m: Mutant): boolean {
-  return m.file.endsWith(".lua") || m.file === "scripts/gen-lua.ts";
+  return m.file.endsWith(".lua") || m.file === "scripts/tools/lua-bundle.ts";
 }
 
 function run(

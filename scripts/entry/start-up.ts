@@ -3,10 +3,10 @@
  * is (named without its password), connecting to it with retries while the HTTP server
  * already answers (`/skedulr/healthz` 503 meanwhile), and a port someone else holds.
  */
-import { isStorageFault, type WorkerConfig } from "../src/mod.ts";
-import type { ConsoleLog } from "../src/worker/console-log.ts";
-import type { ConnInfo, RunningServer } from "../src/adapters/serve.ts";
-import { exit } from "../src/adapters/runtime.ts";
+import { isStorageFault, type WorkerConfig } from "../../src/mod.ts";
+import type { ConsoleLog } from "../../src/worker/console-log.ts";
+import type { ConnInfo, RunningServer } from "../../src/adapters/serve.ts";
+import { exit } from "../../src/adapters/runtime.ts";
 
 /** The first wait after a failed connection; it doubles up to {@link MAX_RETRY_MS}. */
 const FIRST_RETRY_MS = 1_000;

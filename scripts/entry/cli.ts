@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 /**
- * @module cli — the `skedulr` command of the npm package (`bin`, built to dist/scripts/cli.js).
+ * @module cli — the `skedulr` command of the npm package (`bin`, built to dist/scripts/entry/cli.js).
  *
- * `npx skedulr worker` runs scripts/worker.ts, the very entry of `bun run worker`, and
- * `npx skedulr serve` runs scripts/serve.ts: one start-up (scripts/boot.ts) on every runtime,
+ * `npx skedulr worker` runs scripts/entry/worker.ts, the very entry of `bun run worker`, and
+ * `npx skedulr serve` runs scripts/entry/serve.ts: one start-up (scripts/entry/boot.ts) on every runtime,
  * configured by the same environment variables. Nothing here starts anything of its own.
  */
 import process from "node:process";
@@ -31,7 +31,7 @@ if (command === "worker" || command === "serve") {
 } else if (command === "--help" || command === "-h") {
   console.log(`${USAGE}\n\n${(await import("./cli/main.ts")).apiHelp()}`);
 } else if (command && (await import("./cli/main.ts")).COMMANDS.has(command)) {
-  // The API commands live in scripts/cli/: a worker start never loads them.
+  // The API commands live in scripts/entry/cli/: a worker start never loads them.
   const { runCommand } = await import("./cli/main.ts");
   process.exitCode = await runCommand(command, process.argv.slice(3));
 } else {

@@ -14,7 +14,7 @@
 import type { Clock } from "../core/clock.ts";
 import { UnknownTypeError } from "../core/errors.ts";
 import type { Storage } from "../storage/storage.ts";
-import type { Logger } from "./middleware.ts";
+import type { Logger } from "../worker/middleware.ts";
 
 /** Why a type is flagged, and whether strict mode may refuse it. */
 export interface Unhandled {

@@ -1,6 +1,6 @@
 /**
- * @module cloudflare-worker — the Skedulr API and dashboard as a Cloudflare Worker
- * (`wrangler.toml` names this file as `main`), with Redis over Upstash REST.
+ * @module cloudflare-handler — the Skedulr API and dashboard as a Cloudflare Worker (the
+ * entry is cloudflare-worker.ts, which `wrangler.toml` names as `main`), with Redis over Upstash REST.
  *
  * The Worker only serves HTTP: no pools, no timing wheel, no pub/sub stream. Tasks it
  * accepts are run by resident workers (`bun run worker`, `deno task worker`) on the same
@@ -24,12 +24,12 @@
  * in-flight batch) from one request into another, and building the app costs well under a
  * millisecond. See docs/EDGE.md for deployment.
  */
-import { createApp } from "../routes/app.ts";
-import { dashboard } from "../routes/dashboard.ts";
-import { httpTaskPayloadSchema, outboundPolicy, Scheduler, silentLogger } from "../src/mod.ts";
-import { RedisStorage } from "../src/storage/redis/redis-storage.ts";
-import { RestTransport } from "../src/storage/redis/rest-transport.ts";
-import { parseAllowedHosts, parseApiKeys } from "../src/worker/access-config.ts";
+import { createApp } from "../../routes/app.ts";
+import { dashboard } from "../../routes/dashboard.ts";
+import { httpTaskPayloadSchema, outboundPolicy, Scheduler, silentLogger } from "../../src/mod.ts";
+import { RedisStorage } from "../../src/storage/redis/redis-storage.ts";
+import { RestTransport } from "../../src/storage/redis/rest-transport.ts";
+import { parseAllowedHosts, parseApiKeys } from "../../src/worker/access-config.ts";
 
 /** The bindings this Worker reads. */
 export interface Env {
@@ -129,9 +129,3 @@ export async function handle(request: Request, env: Env): Promise<Response> {
     await transport.close();
   }
 }
-
-export default {
-  fetch(request: Request, env: Env): Promise<Response> {
-    return handle(request, env);
-  },
-};

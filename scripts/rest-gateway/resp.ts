@@ -1,5 +1,5 @@
 /**
- * @module rest-gateway-resp — a minimal RESP2 connection for the REST gateway.
+ * @module resp — a minimal RESP2 connection for the REST gateway.
  *
  * The gateway must hand back bulk strings byte for byte (base64 of the raw bytes), so it
  * cannot use a client that decodes replies to JS strings (Bun's `RedisClient`, ioredis

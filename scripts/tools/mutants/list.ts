@@ -1,5 +1,5 @@
 /**
- * @module mutants — the curated mutants of the mutation gate (scripts/mutants/run.ts): each
+ * @module mutants — the curated mutants of the mutation gate (scripts/tools/mutants/run.ts): each
  * breaks one promise the product makes, and names the tests that must catch it. A change
  * that adds a promise (reliability, flow control, partitions, …) adds its mutants here.
  */
@@ -25,7 +25,7 @@ export const MUTANTS: Mutant[] = [
   {
     id: "cancel-no-abort",
     why: "a cancelled running task's handler is told to stop",
-    file: "src/worker/runtime.ts",
+    file: "src/worker/instance.ts",
     find: 'this.running.get(event.id)?.abort(new AbortReason("cancelled", "task cancelled"));',
     replace: "void event;",
     tests: [MEMORY],
@@ -156,7 +156,7 @@ export const MUTANTS: Mutant[] = [
   {
     id: "oom-refuses-completion",
     why: "a full Redis refuses submits but not completions (allow-oom)",
-    file: "scripts/gen-lua.ts",
+    file: "scripts/tools/lua-bundle.ts",
     find: 'const shebang = flags.length ? `#!lua flags=${flags.join(",")}\\n` : "";',
     replace: 'const shebang = "";',
     tests: ["test/unit/redis-oom.test.ts"],
@@ -287,7 +287,7 @@ export const MUTANTS: Mutant[] = [
   {
     id: "drain-aborts-at-once",
     why: "SIGTERM lets running handlers finish and stores their results",
-    file: "scripts/boot.ts",
+    file: "scripts/entry/boot.ts",
     find: "await scheduler.shutdown({ timeoutMs: config.shutdownTimeoutMs });",
     replace: "await scheduler.shutdown({ timeoutMs: 0 });",
     tests: ["test/e2e/worker-drain.test.ts"],
@@ -387,15 +387,15 @@ export const MUTANTS: Mutant[] = [
     id: "npm-script-no-exec",
     why: "SIGINT (and SIGTERM) to `npm run worker` reach the worker",
     file: "package.json",
-    find: '"worker": "exec bun scripts/worker.ts"',
-    replace: '"worker": "bun scripts/worker.ts"',
+    find: '"worker": "exec bun scripts/entry/worker.ts"',
+    replace: '"worker": "bun scripts/entry/worker.ts"',
     tests: ["test/e2e/start-commands.test.ts"],
     filter: "npm run worker: healthz, one task, SIGINT",
   },
   {
     id: "orphan-after-wrapper",
     why: "a worker whose npm or npx wrapper is gone drains and exits, never an orphan",
-    file: "scripts/parent-watch.ts",
+    file: "scripts/entry/parent-watch.ts",
     find: '    process.kill(process.pid, "SIGTERM");',
     replace: "    void 0;",
     tests: ["test/e2e/start-commands.test.ts"],

@@ -3,9 +3,7 @@
  * a submit whose answer was lost (a timeout, a dropped connection) is safe: the same custom
  * id with the same spec is answered with the stored task, a different spec stays a conflict.
  */
-import type { TaskSpec } from "../core/task-schema.ts";
-import type { NewTask, TaskRecord, TaskStatus } from "../core/task.ts";
-import type { Storage } from "../storage/storage.ts";
+import type { NewTask, TaskRecord } from "./task.ts";
 
 /**
  * The spec fields a retry must repeat. A new spec field belongs here when a different value
@@ -57,22 +55,4 @@ export function sameJson(a: unknown, b: unknown): boolean {
   const keys = Object.keys(x);
   return keys.length === Object.keys(y).length &&
     keys.every((k) => Object.hasOwn(y, k) && sameJson(x[k], y[k]));
-}
-
-/**
- * The batch as an earlier try stored it (every spec with a custom id, every stored task the
- * same), or null when any spec is new or different. `tasks[i]` is null for a schedule.
- */
-export async function storedBefore(
-  storage: Storage,
-  specs: TaskSpec[],
-  tasks: (NewTask | null)[],
-): Promise<{ id: string; kind: "task"; status: TaskStatus; existing: true }[] | null> {
-  if (specs.some((spec, i) => spec.id === undefined || tasks[i] === null)) return null;
-  const records = await Promise.all(tasks.map((task) => storage.get(task!.id)));
-  const same = records.every((r, i) =>
-    r !== null && sameSpec(r, tasks[i]!, specs[i].runAt !== undefined)
-  );
-  if (!same) return null;
-  return records.map((r) => ({ id: r!.id, kind: "task", status: r!.status, existing: true }));
 }

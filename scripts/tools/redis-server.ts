@@ -1,7 +1,7 @@
 /**
  * @module redis-server — starts a throwaway `redis-server` on a free port for tests.
  *
- * Test files call {@link testRedisUrl}: it returns `REDIS_URL` when set (scripts/test.sh
+ * Test files call {@link testRedisUrl}: it returns `REDIS_URL` when set (scripts/tools/test.sh
  * starts one server for the whole run and exports it), else starts a private server that
  * dies with the process. Tests that kill or restart Redis call {@link startRedisServer}.
  */
@@ -36,7 +36,7 @@ export function freePort(): Promise<number> {
 /**
  * Starts redis-server on a free port, or on `port` (a restart on the port of one stopped),
  * with no persistence and noeviction, and waits until it answers. `detached` lets it outlive
- * this process (scripts/test.sh kills it at the end of the run).
+ * this process (scripts/tools/test.sh kills it at the end of the run).
  */
 export async function startRedisServer(
   extraArgs: string[] = [],

@@ -1,5 +1,5 @@
 /**
- * @module boot — shared start-up of `scripts/worker.ts` and `scripts/serve.ts`: configuration
+ * @module boot — shared start-up of `scripts/entry/worker.ts` and `scripts/entry/serve.ts`: configuration
  * from the environment, storage, the scheduler with job handlers, the HTTP app and server,
  * the banner, the console (console-report.ts) and graceful shutdown on SIGINT/SIGTERM.
  *
@@ -21,11 +21,11 @@ import {
   Scheduler,
   type Storage,
   type WorkerConfig,
-} from "../src/mod.ts";
-import { RedisStorage } from "../src/storage/redis/redis-storage.ts";
-import { connectRedisTcp } from "../src/adapters/redis-tcp.ts";
-import { RestTransport } from "../src/storage/redis/rest-transport.ts";
-import { RestRedisStorage } from "../src/storage/redis/rest-storage.ts";
+} from "../../src/mod.ts";
+import { RedisStorage } from "../../src/storage/redis/redis-storage.ts";
+import { connectRedisTcp } from "../../src/adapters/redis-tcp.ts";
+import { RestTransport } from "../../src/storage/redis/rest-transport.ts";
+import { RestRedisStorage } from "../../src/storage/redis/rest-storage.ts";
 import {
   env,
   exit,
@@ -33,14 +33,14 @@ import {
   onShutdownSignal,
   processId,
   runtimeClock,
-} from "../src/adapters/runtime.ts";
-import { serve } from "../src/adapters/serve.ts";
-import { pinnedFetch } from "../src/adapters/pinned-http.ts";
-import { createApp } from "../routes/app.ts";
-import { configureErrorStacks } from "../src/core/stack-paths.ts";
-import { dashboard } from "../routes/dashboard.ts";
+} from "../../src/adapters/runtime.ts";
+import { serve } from "../../src/adapters/serve.ts";
+import { pinnedFetch } from "../../src/adapters/pinned-http.ts";
+import { createApp } from "../../routes/app.ts";
+import { configureErrorStacks } from "../../src/core/stack-paths.ts";
+import { dashboard } from "../../routes/dashboard.ts";
 import process from "node:process";
-import { type ConsoleLog, consoleLog, type LogLevel } from "../src/worker/console-log.ts";
+import { type ConsoleLog, consoleLog, type LogLevel } from "../../src/worker/console-log.ts";
 import { reportAttempts, reportStatus } from "./console-report.ts";
 import { connectWithRetry, healthzUntilStarted, listenOrExit, storageTarget } from "./start-up.ts";
 

@@ -4,10 +4,10 @@
 # one closing line summed over both runners: "N passed, M failed, K skipped". A hook that
 # threw (Bun reports its tests as passed) counts as a failure, and so does a skipped test
 # that test/expected-skips.txt does not list, so a stray `.skip` cannot vanish silently.
-# A throwaway redis-server is started once for the whole run (see test/helpers/redis-server.ts)
+# A throwaway redis-server is started once for the whole run (see scripts/tools/redis-server.ts)
 # unless REDIS_URL is set.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 PATH="$PWD/node_modules/.bin:$PATH"
 mkdir -p .tmp
 log_bun=.tmp/test-bun.log
@@ -15,7 +15,7 @@ log_deno=.tmp/test-deno.log
 
 own_redis=""
 if [ -z "${REDIS_URL:-}" ]; then
-  url=$(bun scripts/start-test-redis.ts) || { echo "$url"; echo "0 passed, 1 failed"; exit 1; }
+  url=$(bun scripts/tools/start-test-redis.ts) || { echo "$url"; echo "0 passed, 1 failed"; exit 1; }
   export REDIS_URL="${url%% *}"
   own_redis="${url##* }"
   trap '[ -n "$own_redis" ] && kill "$own_redis" 2>/dev/null' EXIT
