@@ -65,11 +65,8 @@ import { role, routeRoles } from "./roles.ts";
 import { Sessions } from "./session-cookie.ts";
 import { html, sessionRoutes } from "./session.ts";
 import { taskRoutes } from "./tasks.ts";
-import {
-  LOOPBACK_HOSTS,
-  parseAllowedHosts,
-  parseProxyHeader,
-} from "../src/worker/access-config.ts";
+import { LOOPBACK_HOSTS, parseAllowedHosts, parseProxyHeader } from "../src/mod.ts";
+import { VERSION } from "../src/mod.ts";
 
 export type { AuthVia, Principal, SkedulrEnv } from "./env.ts";
 export type { ApiKeyEntry, ApiRole } from "./credentials.ts";
@@ -125,7 +122,7 @@ export interface CreateAppOptions {
 /** Builds the app; serve it with `app.fetch` (paths start at `/skedulr`). */
 export function createApp(options: CreateAppOptions): Hono<SkedulrEnv> {
   const { scheduler, token } = options;
-  const version = options.version ?? "0.1.0";
+  const version = options.version ?? VERSION;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   if (token !== undefined && token.trim() === "") {
     throw new TypeError("createApp: token is empty; pass a real token or leave it undefined");

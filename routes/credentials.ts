@@ -6,14 +6,9 @@
  * the XOR loop covers all 32 bytes of every credential and never exits early, so the time
  * taken says nothing about which byte, or which credential, came close.
  */
-import {
-  API_ROLES,
-  type ApiKeyEntry,
-  type ApiRole,
-  TOKEN_NAME,
-} from "../src/worker/access-config.ts";
+import { API_ROLES, type ApiKeyEntry, type ApiRole, TOKEN_NAME } from "../src/mod.ts";
 
-export type { ApiKeyEntry, ApiRole } from "../src/worker/access-config.ts";
+export type { ApiKeyEntry, ApiRole } from "../src/mod.ts";
 
 /** One credential as the API knows it. */
 export interface Credential {

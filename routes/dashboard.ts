@@ -1,9 +1,10 @@
 /**
  * @module dashboard — mounts the dashboard on the `/skedulr` app: the page at `/skedulr`
  * (the login form first when a token is configured), its script and stylesheet under
- * `/skedulr/assets/`, and two read-only helper endpoints under `/skedulr/api/dashboard/`.
- * Everything is in string modules, so it serves from Bun, Deno or a Cloudflare Worker with
- * no build step and no filesystem.
+ * `/skedulr/assets/`, and three read-only helper endpoints under `/skedulr/api/dashboard/`.
+ * Everything is in string modules (the script generated from dashboard/client/ by
+ * scripts/tools/gen-dashboard.ts), so it serves from Bun, Deno or a Cloudflare Worker with
+ * no build step at deploy time and no filesystem.
  *
  * @example
  * const app = createApp({ scheduler, token, dashboard });

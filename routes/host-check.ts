@@ -7,7 +7,7 @@
  * one with a credential may be narrowed by `allowedHosts` (SKEDULR_ALLOWED_HOSTS).
  */
 import type { MiddlewareHandler } from "hono";
-import { LOOPBACK_HOSTS, parseHost } from "../src/worker/access-config.ts";
+import { LOOPBACK_HOSTS, parseHost } from "../src/mod.ts";
 import type { SkedulrEnv } from "./env.ts";
 import { ApiError } from "./errors.ts";
 

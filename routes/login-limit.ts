@@ -62,12 +62,12 @@ export async function takeLoginSlot(
   trustProxy: string | null,
 ): Promise<void> {
   const bucket = addressBucket(clientAddress(c, trustProxy)).slice(0, 200);
-  const { allowed, retryAfterMs } = await scheduler.storage.hitRateLimit(
-    `login:${bucket}`,
-    limit.max,
-    limit.windowMs,
-    Math.floor(scheduler.clock.now()),
-  );
+  const { allowed, retryAfterMs } = await scheduler.storage.hitRateLimit({
+    key: `login:${bucket}`,
+    limit: limit.max,
+    windowMs: limit.windowMs,
+    now: Math.floor(scheduler.clock.now()),
+  });
   if (allowed) return;
   const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
   throw new ApiError(

@@ -56,7 +56,7 @@ export function renderMetrics(stats: SchedulerStats, workers: InstanceInfo[]): s
   m.family(
     "skedulr_pool_size",
     "gauge",
-    "Configured concurrency of each pool.",
+    "Concurrency of each pool on each instance: its cluster-wide size when one is set, else the size the instance was configured with.",
     pools.map(([pool, p]) => [{ pool }, p.size]),
   );
   m.family(

@@ -90,3 +90,14 @@ export {
 } from "./core/outbound-policy.ts";
 export { REDACTED } from "./core/secret-headers.ts";
 export { ConfigError, ENV_VARS, parseWorkerConfig, type WorkerConfig } from "./worker/config.ts";
+export { VERSION } from "./version.ts";
+export {
+  API_ROLES,
+  type ApiKeyEntry,
+  type ApiRole,
+  LOOPBACK_HOSTS,
+  parseAllowedHosts,
+  parseHost,
+  parseProxyHeader,
+  TOKEN_NAME,
+} from "./worker/access-config.ts";

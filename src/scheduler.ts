@@ -16,11 +16,19 @@ import type { BackoffFn } from "./core/backoff.ts";
 import { type Duration, durationMs } from "./core/duration.ts";
 import { DEFAULT_MIN_INTERVAL_MS } from "./core/bounds.ts";
 import { MemoryStorage } from "./storage/memory/memory-storage.ts";
-import type { InstanceInfo, Page, Storage, StorageStats, TaskFilter } from "./storage/storage.ts";
+import type {
+  HistoryFilter,
+  InstanceInfo,
+  Page,
+  PageRequest,
+  Storage,
+  StorageStats,
+  TaskFilter,
+} from "./storage/storage.ts";
 import { consoleLogger, type Handler, type Logger, type Middleware } from "./worker/middleware.ts";
 import type { HandlerEntry, WorkerPool } from "./worker/pool.ts";
 import { Instance } from "./worker/instance.ts";
-import { orderBatch, toNewTask, toSchedule } from "./core/submission.ts";
+import { callerIssues, orderBatch, toNewTask, toSchedule } from "./core/submission.ts";
 import { poolExists, storedBefore } from "./client/store-checks.ts";
 import { checkTypes, TypeDirectory } from "./client/type-directory.ts";
 
@@ -192,6 +200,14 @@ export class Scheduler {
     return this;
   }
 
+  /**
+   * Entries this instance holds on its timing wheel: delayed work and schedule occurrences it
+   * armed. Always 0 for a scheduler that only submits (never started).
+   */
+  get pendingTimers(): number {
+    return this.#instance.timers;
+  }
+
   /** Task types with a registered handler. */
   get types(): string[] {
     return [...this.#handlers.keys()];
@@ -250,7 +266,11 @@ export class Scheduler {
     const isSchedule = (p: (typeof parsed)[number]) => p.everyMs !== null || p.cron !== null;
     const tasks = parsed.map((p) => (isSchedule(p) ? null : toNewTask(p, now)));
     const schedules = parsed.map((p) => (isSchedule(p) ? toSchedule(p, now) : null));
-    const ordered = orderBatch(tasks.filter((t) => t !== null));
+    // The store sees the tasks parents first, schedules left out: its errors are mapped back
+    // to the caller's indices.
+    const taskIndices = tasks.flatMap((t, i) => (t ? [i] : []));
+    const ordered = orderBatch(tasks.filter((t) => t !== null), { indices: taskIndices, batch });
+    const callerOf = new Map(taskIndices.map((i) => [tasks[i]!.id, i]));
     const warnings = await checkTypes(this.#types, parsed.map((p) => p.type), {
       batch,
       strict: this.#strictTypes,
@@ -259,20 +279,19 @@ export class Scheduler {
       warnings[i] ? { ...s, warnings: warnings[i] } : s;
     let stored: TaskRecord[];
     try {
-      stored = await this.storage.enqueue(ordered, now);
+      stored = await this.storage.enqueue({ tasks: ordered, now });
     } catch (error) {
       const before = error instanceof ConflictError
         ? await storedBefore(this.storage, specs as TaskSpec[], tasks)
         : null;
       if (before) return before.map(warned);
+      if (error instanceof ValidationError) throw callerIssues(error, ordered, callerOf, batch);
       throw error;
     }
     const byId = new Map(stored.map((r) => [r.id, r]));
-    for (const record of stored) this.#notify(record);
     for (const schedule of schedules) {
       if (!schedule) continue;
       await this.storage.addSchedule(schedule);
-      this.#instance.notify({ kind: "schedule", id: schedule.id, nextRunAt: schedule.nextRunAt });
     }
     return parsed.map((_, i): Submitted => {
       const schedule = schedules[i];
@@ -329,8 +348,7 @@ export class Scheduler {
     reason = "cancelled by request",
   ): Promise<{ id: string; status: "cancelled" }> {
     try {
-      const record = await this.storage.cancel(id, reason, this.clock.now());
-      if (record.workerId === this.workerId) this.#instance.notify({ kind: "cancel", id });
+      await this.storage.cancel({ id, reason, now: this.clock.now() });
     } catch (error) {
       if (!(error instanceof NotFoundError) || !(await this.storage.removeSchedule(id))) {
         throw error;
@@ -345,25 +363,15 @@ export class Scheduler {
   }
 
   /** Queues a dead or cancelled task again under the same id, attempts reset. */
-  async resubmit(id: string): Promise<TaskRecord> {
-    const record = await this.storage.resubmit(id, this.clock.now());
-    this.#notify(record);
-    return record;
-  }
-
-  /** Wakes this instance's pool or wheel for a task it just stored (pub/sub tells the rest). */
-  #notify(record: TaskRecord): void {
-    if (record.status === "queued") this.#instance.notify({ kind: "ready", pool: record.pool });
-    else if (record.status === "scheduled" && record.runAt !== null) {
-      this.#instance.notify({ kind: "delayed", id: record.id, runAt: record.runAt });
-    }
+  resubmit(id: string): Promise<TaskRecord> {
+    return this.storage.resubmit({ id, now: this.clock.now() });
   }
 
   /** Resubmits every dead (or cancelled) task matching the filter; returns how many. */
   resubmitMatching(
     filter: { status: "dead" | "cancelled"; type?: string; pool?: string },
   ): Promise<number> {
-    return this.storage.resubmitMatching(filter, this.clock.now());
+    return this.storage.resubmitMatching({ filter, now: this.clock.now() });
   }
 
   get(id: string): Promise<TaskRecord | null> {
@@ -374,9 +382,20 @@ export class Scheduler {
     return this.storage.list(filter);
   }
 
-  /** Finished attempts, newest first, filterable by status, type, pool and text. */
-  history(filter: TaskFilter = {}): Promise<Page<AttemptRecord>> {
+  /**
+   * Finished attempts, newest first, filterable by status, type, pool and text; with
+   * `taskId`, the attempts of that one task.
+   */
+  history(filter: HistoryFilter = {}): Promise<Page<AttemptRecord>> {
     return this.storage.history(filter);
+  }
+
+  /**
+   * The workflow children of task `id` (the tasks that waited on it), oldest first, a page
+   * at a time (`QueryStore.children` in src/storage/storage.ts).
+   */
+  children(id: string, page: PageRequest = {}): Promise<Page<TaskRecord>> {
+    return this.storage.children(id, page);
   }
 
   /** The dead-letter list: dead tasks with their last error. */

@@ -1,11 +1,16 @@
 /**
- * @module dashboard/api — the two read-only endpoints the dashboard needs beyond the public
- * API, under `/skedulr/api/dashboard/`: the 15-minute throughput series and a task's
- * workflow children. Both are mounted on the `/skedulr` app below `/api`, so the API's own
- * guard (token, no-store) applies to them exactly as to every other API route.
+ * @module dashboard/api — the read-only endpoints the dashboard needs beyond the public
+ * API, under `/skedulr/api/dashboard/`: the 15-minute throughput series, a task's workflow
+ * children and a task's attempts. They are mounted on the `/skedulr` app below `/api`, so
+ * the API's own guard (token, no-store) applies to them exactly as to every other API route.
  */
 import type { Hono } from "hono";
-import { NotFoundError, type Scheduler, type TaskRecord } from "../../src/mod.ts";
+import {
+  type AttemptRecord,
+  NotFoundError,
+  type Scheduler,
+  type TaskRecord,
+} from "../../src/mod.ts";
 import { ApiError } from "../errors.ts";
 import type { SkedulrEnv } from "../env.ts";
 import { role } from "../roles.ts";
@@ -17,8 +22,8 @@ const PAGE = 1000;
  * a Worker's subrequest limit), at the cost of a `truncated` series under extreme load.
  */
 const MAX_HISTORY_PAGES = 20;
-/** The children search reads the newest tasks back to the parent, at most this many. */
-const MAX_CHILD_SCAN = 5000;
+/** Children and attempts shown for one task (one page of the store's own index). */
+const PER_TASK = 1000;
 
 export interface ThroughputBucket {
   /** Start of the interval (epoch ms). */
@@ -130,28 +135,29 @@ function childVia(t: TaskRecord, parent: string): ChildRef["via"] | null {
 }
 
 /**
- * The workflow children of `id`. The store keeps no public child index, but a child is
- * always created after its parent (parents must exist), and listings are newest first: so
- * scanning from the newest task back to the parent itself finds every child still stored.
+ * The workflow children of `id` (the tasks that waited on it), oldest first, from the
+ * store's child index: one page, `complete` false when the task has more.
  */
 export async function children(
   scheduler: Scheduler,
   id: string,
 ): Promise<{ children: ChildRef[]; complete: boolean }> {
+  const { items, next } = await scheduler.children(id, { limit: PER_TASK });
   const found: ChildRef[] = [];
-  let cursor: string | undefined;
-  for (let scanned = 0; scanned < MAX_CHILD_SCAN;) {
-    const { items, next } = await scheduler.list({ limit: PAGE, cursor });
-    for (const t of items) {
-      if (t.id === id) return { children: found.reverse(), complete: true };
-      const via = childVia(t, id);
-      if (via) found.push({ id: t.id, type: t.type, status: t.status, via });
-    }
-    scanned += items.length;
-    if (!next) return { children: found.reverse(), complete: true };
-    cursor = next;
+  for (const t of items) {
+    const via = childVia(t, id);
+    if (via) found.push({ id: t.id, type: t.type, status: t.status, via });
   }
-  return { children: found.reverse(), complete: false };
+  return { children: found, complete: next === null };
+}
+
+/** The attempts of `id`, newest first: history read back to the task's creation only. */
+export async function attempts(
+  scheduler: Scheduler,
+  id: string,
+): Promise<{ attempts: AttemptRecord[]; complete: boolean }> {
+  const { items, next } = await scheduler.history({ taskId: id, limit: PER_TASK });
+  return { attempts: items, complete: next === null };
 }
 
 /** Registers the dashboard's endpoints on the `/skedulr` app (paths under `/api/dashboard`). */
@@ -166,5 +172,11 @@ export function dashboardApi(root: Hono<SkedulrEnv>, scheduler: Scheduler): void
     const id = c.req.param("id");
     if (!(await scheduler.get(id))) throw new NotFoundError("Task", id);
     return c.json(await children(scheduler, id));
+  });
+
+  root.get("/api/dashboard/tasks/:id/attempts", role("read"), async (c) => {
+    const id = c.req.param("id");
+    if (!(await scheduler.get(id))) throw new NotFoundError("Task", id);
+    return c.json(await attempts(scheduler, id));
   });
 }

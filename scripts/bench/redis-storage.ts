@@ -35,7 +35,7 @@ for (let i = 0; i < N; i += 1_000) {
     { length: Math.min(1_000, N - i) },
     (_, j) => newTask(`t${i + j}`, createdAt, { type: "noop", payload: { n: 1 } }),
   );
-  await storage.enqueue(batch, Date.now());
+  await storage.enqueue({ tasks: batch, now: Date.now() });
 }
 const enqueueRate = N / ((performance.now() - t) / 1000);
 
@@ -44,11 +44,15 @@ let done = 0;
 await Promise.all(Array.from({ length: WORKERS }, async (_, w) => {
   const owner = { workerId: `w${w}`, leaseMs: 30_000 };
   for (;;) {
-    const claimed = await storage.claim("default", CLAIM, owner, Date.now());
+    const claimed = await storage.claim({ pool: "default", max: CLAIM, owner, now: Date.now() });
     if (claimed.length === 0) break;
     const ok = await Promise.all(
       claimed.map((c) =>
-        storage.complete({ id: c.id, workerId: owner.workerId, token: c.token }, null, Date.now())
+        storage.complete({
+          lease: { id: c.id, workerId: owner.workerId, token: c.token },
+          result: null,
+          now: Date.now(),
+        })
       ),
     );
     done += ok.filter(Boolean).length;

@@ -27,7 +27,6 @@ import { connectRedisTcp } from "../../src/adapters/redis-tcp.ts";
 import { RestTransport } from "../../src/storage/redis/rest-transport.ts";
 import { RestRedisStorage } from "../../src/storage/redis/rest-storage.ts";
 import {
-  env,
   exit,
   hostName,
   onShutdownSignal,
@@ -43,8 +42,9 @@ import process from "node:process";
 import { type ConsoleLog, consoleLog, type LogLevel } from "../../src/worker/console-log.ts";
 import { reportAttempts, reportStatus } from "./console-report.ts";
 import { connectWithRetry, healthzUntilStarted, listenOrExit, storageTarget } from "./start-up.ts";
+import { VERSION } from "../../src/version.ts";
 
-export const VERSION = "0.1.0";
+export { VERSION };
 
 /** Reads the configuration or exits 2 with a message naming each bad variable. */
 export function loadConfig(): WorkerConfig {
@@ -236,9 +236,8 @@ export async function boot(runWorkers: boolean): Promise<Booted> {
   gate.open();
   if (runWorkers) {
     quiet.push(reportAttempts(scheduler, log));
-    const demo = env("SKEDULR_DEMO") ?? (config.redisUrl || config.rest ? "0" : "1");
-    if (demo === "1" && scheduler.types.includes("send_email")) await runDemo(scheduler, log);
-    quiet.push(reportStatus(scheduler, log, Number(env("SKEDULR_STATUS_MS") ?? 10_000)));
+    if (config.demo && scheduler.types.includes("send_email")) await runDemo(scheduler, log);
+    quiet.push(reportStatus(scheduler, log, config.statusMs));
   }
   return { scheduler, url, stop };
 }

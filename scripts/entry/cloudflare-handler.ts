@@ -30,6 +30,7 @@ import { httpTaskPayloadSchema, outboundPolicy, Scheduler, silentLogger } from "
 import { RedisStorage } from "../../src/storage/redis/redis-storage.ts";
 import { RestTransport } from "../../src/storage/redis/rest-transport.ts";
 import { parseAllowedHosts, parseApiKeys } from "../../src/worker/access-config.ts";
+import { VERSION } from "../../src/version.ts";
 
 /** The bindings this Worker reads. */
 export interface Env {
@@ -42,8 +43,6 @@ export interface Env {
   SKEDULR_PREFIX?: string;
   SKEDULR_HTTP_ALLOW?: string;
 }
-
-const VERSION = "0.1.0";
 
 /** Names each missing or bad variable, or returns null when the env is usable. */
 export function checkEnv(env: Env): string | null {

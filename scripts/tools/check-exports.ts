@@ -58,6 +58,16 @@ for (const [name, target] of Object.entries(pkgJson.bin ?? {}) as [string, strin
   }
 }
 
+// One version: src/version.ts (what the code reports), package.json and deno.json agree.
+const code = /VERSION = "([^"]+)"/.exec(readFileSync("src/version.ts", "utf8"))?.[1];
+const denoVersion = (JSON.parse(readFileSync("deno.json", "utf8")) as { version?: string }).version;
+if (code !== pkgJson.version || code !== denoVersion) {
+  problems.push(
+    `version: src/version.ts says ${code}, package.json ${pkgJson.version}, deno.json ` +
+      `${denoVersion}: make them one`,
+  );
+}
+
 if (problems.length) {
   console.error(problems.join("\n"));
   process.exit(1);

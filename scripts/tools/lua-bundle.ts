@@ -3,47 +3,103 @@
  * so the storage works where there is no filesystem (Workers, bundles).
  *
  *   bun scripts/tools/gen-lua.ts          regenerate
- *   bun scripts/tools/gen-lua.ts --check  fail when the generated module is stale (scripts/tools/check.sh)
+ *   bun scripts/tools/gen-lua.ts --check  fail when a generated file is stale (scripts/tools/check.sh)
  *
  * Each `<camelOp>-<numKeys>.lua` becomes one entry; `--- @include "name"` lines pull in
- * `lua/includes/<name>.lua` once per script (BullMQ's convention). A header line
- * `FLAGS <flag>,...` (then a comment, if any) becomes the script's Redis 7 shebang (`#!lua flags=<flag>,...`), e.g.
- * `allow-oom` for the transitions that finish work, which a full Redis must not refuse.
+ * `lua/includes/<name>.lua` and, transitively, what it includes, once per script (BullMQ's
+ * convention); comments are left out of the bundle. `facts` is generated from TypeScript
+ * (src/storage/redis/lua-facts.ts) and a script carries only the facts it names. A header
+ * line `FLAGS <flag>,...` (then a comment, if any) becomes the script's Redis 7 shebang
+ * (`#!lua flags=<flag>,...`), e.g. `allow-oom` for the transitions that finish work, which a
+ * full Redis must not refuse. lua-lint.ts checks what each file includes and names.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { luaFactsSource } from "../../src/storage/redis/lua-facts.ts";
+import { codeOnly, lintLua, type LuaFile } from "./lua-lint.ts";
 
 export const LUA_DIR = "src/storage/redis/lua";
+export const INCLUDES_DIR = `${LUA_DIR}/includes`;
 export const OUT = "src/storage/redis/scripts.generated.ts";
+/** Written by gen-lua.ts beside the hand-written includes, for people reading them. */
+export const FACTS_FILE = `${INCLUDES_DIR}/facts.lua`;
 const NAME = /^([a-z][A-Za-z]*)-(\d+)\.lua$/;
 const INCLUDE = /^--- @include "([\w-]+)"\s*$/;
 const FLAGS = /^\s*FLAGS\s+([a-z-]+(?:,[a-z-]+)*)(?:\s|$)/m;
 const KNOWN_FLAGS = new Set(["allow-oom", "no-writes", "allow-stale", "no-cluster"]);
+const FACTS_MARK = "\u0000facts\u0000";
 
-function inline(source: string, file: string, seen: Set<string>): string {
-  return source.split("\n").map((line) => {
+/** The text of facts.lua as generated now (the file on disk may be stale). */
+export const generateFacts = luaFactsSource;
+
+/** Every include, by name: hand-written ones from disk, `facts` from TypeScript. */
+function readIncludes(): Map<string, LuaFile> {
+  const out = new Map<string, LuaFile>();
+  for (const f of readdirSync(INCLUDES_DIR).filter((f) => f.endsWith(".lua")).sort()) {
+    const name = f.slice(0, -4);
+    if (name === "facts") continue;
+    out.set(name, parse(join(INCLUDES_DIR, f), readFileSync(join(INCLUDES_DIR, f), "utf8")));
+  }
+  out.set("facts", parse(FACTS_FILE, generateFacts()));
+  return out;
+}
+
+function parse(path: string, source: string): LuaFile {
+  const includes = source.split("\n").flatMap((l) => INCLUDE.exec(l)?.[1] ?? []);
+  return { path, source, includes };
+}
+
+/** An include's text without its header block, which documents it for readers of lua/. */
+function body(source: string): string {
+  return source.replace(/^--\[\[[\s\S]*?\]\]\n/, "").trimEnd();
+}
+
+function inline(file: LuaFile, all: Map<string, LuaFile>, seen: Set<string>): string {
+  return file.source.trimEnd().split("\n").flatMap((line) => {
     const m = INCLUDE.exec(line);
-    if (!m) return line;
-    if (seen.has(m[1])) return `-- (include "${m[1]}" already inlined)`;
+    if (!m) return [line];
+    if (seen.has(m[1])) return [];
     seen.add(m[1]);
-    const path = join(LUA_DIR, "includes", `${m[1]}.lua`);
-    let body: string;
-    try {
-      body = readFileSync(path, "utf8");
-    } catch {
-      throw new Error(`${file}: cannot include "${m[1]}": ${path} does not exist`);
+    const inc = all.get(m[1]);
+    if (!inc) {
+      throw new Error(
+        `${file.path}: cannot include "${m[1]}": ${INCLUDES_DIR}/${m[1]}.lua does not exist`,
+      );
     }
-    return inline(body.trimEnd(), path, seen);
+    if (m[1] === "facts") return [FACTS_MARK];
+    return [inline({ ...inc, source: body(inc.source) }, all, seen)];
   }).join("\n");
 }
 
+/** The facts lines whose names `code` uses. */
+function usedFacts(facts: string, code: string): string {
+  return facts.split("\n").filter((line) => {
+    const name = /^local (\w+) =/.exec(line)?.[1];
+    return name !== undefined && new RegExp(`\\b${name}\\b`).test(code);
+  }).join("\n");
+}
+
+/**
+ * The code alone: the .lua files are the documented source, and comments would be a third
+ * of every script loaded into Redis, sent on a NOSCRIPT fallback, and shipped twice in the
+ * package.
+ */
+function withoutComments(lua: string): string {
+  return codeOnly(lua, true).split("\n").map((l) => l.trimEnd()).filter((l) => l !== "")
+    .join("\n");
+}
+
 export function generate(): string {
+  const includes = readIncludes();
   const files = readdirSync(LUA_DIR).filter((f) => f.endsWith(".lua")).sort();
+  const scripts: LuaFile[] = [];
   const entries: string[] = [];
   for (const file of files) {
     const m = NAME.exec(file);
     if (!m) throw new Error(`${LUA_DIR}/${file}: name it <camelOp>-<numKeys>.lua`);
-    const raw = readFileSync(join(LUA_DIR, file), "utf8");
+    const script = parse(join(LUA_DIR, file), readFileSync(join(LUA_DIR, file), "utf8"));
+    const raw = script.source;
+    scripts.push(script);
     if (!raw.startsWith("--[[")) {
       throw new Error(
         `${LUA_DIR}/${file}: open with a --[[ header ]] documenting KEYS, ARGV and returns`,
@@ -56,7 +112,11 @@ export function generate(): string {
       }
     }
     const shebang = flags.length ? `#!lua flags=${flags.join(",")}\n` : "";
-    const source = shebang + inline(raw, file, new Set());
+    const code = inline(script, includes, new Set());
+    const source = shebang +
+      withoutComments(
+        code.replace(FACTS_MARK, () => usedFacts(body(includes.get("facts")!.source), code)),
+      ) + "\n";
     if (/redis\.call\(\s*['"]TIME['"]/i.test(source)) {
       throw new Error(`${LUA_DIR}/${file}: scripts take now from the caller; never call TIME`);
     }
@@ -66,14 +126,21 @@ export function generate(): string {
         `    source:\n      ${JSON.stringify(source)},\n  },`,
     );
   }
+  lintLua(scripts, includes);
+  const names = files.map((f) => JSON.stringify(NAME.exec(f)![1]));
   return `/**
- * @module scripts.generated — the Lua scripts of ./lua/, inlined. Generated by
- * scripts/tools/gen-lua.ts: do not edit; edit the .lua files and run \`bun scripts/tools/gen-lua.ts\`.
+ * @module scripts.generated — the Lua scripts of ./lua/, inlined, comments left out. Generated
+ * by scripts/tools/gen-lua.ts: do not edit; edit the .lua files and run
+ * \`bun scripts/tools/gen-lua.ts\`.
  */
 import type { LuaScript } from "./script-runner.ts";
 
-export const SCRIPTS = {
+/** Every script's name (declared, so the package's types need not carry the sources). */
+export type ScriptName =
+  | ${names.join("\n  | ")};
+
+export const SCRIPTS: Readonly<Record<ScriptName, LuaScript>> = {
 ${entries.join("\n")}
-} as const satisfies Record<string, LuaScript>;
+};
 `;
 }

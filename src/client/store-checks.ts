@@ -5,14 +5,14 @@
 import type { TaskSpec } from "../core/task-schema.ts";
 import type { NewTask, TaskStatus } from "../core/task.ts";
 import { sameSpec } from "../core/same-spec.ts";
-import type { Storage } from "../storage/storage.ts";
+import type { InstanceRegistry, QueryStore } from "../storage/storage.ts";
 
 /**
  * The batch as an earlier try stored it (every spec with a custom id, every stored task the
  * same), or null when any spec is new or different. `tasks[i]` is null for a schedule.
  */
 export async function storedBefore(
-  storage: Storage,
+  storage: QueryStore,
   specs: TaskSpec[],
   tasks: (NewTask | null)[],
 ): Promise<{ id: string; kind: "task"; status: TaskStatus; existing: true }[] | null> {
@@ -32,7 +32,7 @@ export async function storedBefore(
  * every worker (any name, `constructor` or `1e309`, used to make one).
  */
 export async function poolExists(
-  storage: Storage,
+  storage: InstanceRegistry,
   local: ReadonlyMap<string, unknown>,
   pool: string,
   now: number,

@@ -13,7 +13,7 @@
  */
 import type { Clock } from "../core/clock.ts";
 import { UnknownTypeError } from "../core/errors.ts";
-import type { Storage } from "../storage/storage.ts";
+import type { InstanceRegistry } from "../storage/storage.ts";
 import type { Logger } from "../worker/middleware.ts";
 
 /** Why a type is flagged, and whether strict mode may refuse it. */
@@ -29,7 +29,7 @@ export interface Unhandled {
 }
 
 export interface TypeDirectoryOptions {
-  storage: Storage;
+  storage: InstanceRegistry;
   clock: Clock;
   logger: Logger;
   /** Types this process runs itself (its handlers while its pools run): never read for. */

@@ -76,14 +76,24 @@ export function toSchedule(
   };
 }
 
+/** Where the tasks of a batch stood in the caller's list (schedules are not tasks). */
+export interface CallerIndex {
+  /** The caller's index of each task, in the order of the tasks. */
+  indices: number[];
+  /** False for a single submit: paths carry no `[i].` prefix. */
+  batch: boolean;
+}
+
 /**
  * Orders a batch so every parent comes before its children (parents outside the batch are
- * storage's to check). Throws a ValidationError naming the first task on a cycle.
+ * storage's to check). Throws a ValidationError naming the first task on a cycle, and a
+ * ConflictError for an id twice; both name the caller's indices (`caller`).
  */
-export function orderBatch(tasks: NewTask[]): NewTask[] {
+export function orderBatch(tasks: NewTask[], caller: CallerIndex): NewTask[] {
   const byId = new Map<string, NewTask>();
   const indexOf = new Map<NewTask, number>();
-  tasks.forEach((task, i) => {
+  tasks.forEach((task, k) => {
+    const i = caller.indices[k] ?? k;
     const earlier = byId.get(task.id);
     if (earlier) {
       throw new ConflictError(
@@ -95,24 +105,45 @@ export function orderBatch(tasks: NewTask[]): NewTask[] {
   });
   const state = new Map<string, "visiting" | "done">();
   const out: NewTask[] = [];
-  const visit = (task: NewTask, index: number) => {
+  const visit = (task: NewTask) => {
     const mark = state.get(task.id);
     if (mark === "done") return;
     if (mark === "visiting") {
-      const at = tasks.length > 1 ? `[${index}].` : "";
       throw new ValidationError([{
-        path: `${at}dependsOn`,
+        path: `${caller.batch ? `[${indexOf.get(task)}].` : ""}dependsOn`,
         message: `workflow cycle through task "${task.id}"`,
       }]);
     }
     state.set(task.id, "visiting");
     for (const parentId of parentConditions(task).keys()) {
       const parent = byId.get(parentId);
-      if (parent) visit(parent, indexOf.get(parent)!);
+      if (parent) visit(parent);
     }
     state.set(task.id, "done");
     out.push(task);
   };
   tasks.forEach(visit);
   return out;
+}
+
+/**
+ * A store's validation error about `ordered` (its paths index the store's list, `[j].` only
+ * when it held several tasks) with the paths of the caller's list instead. `callerOf` maps
+ * a task id to the caller's index.
+ */
+export function callerIssues(
+  error: ValidationError,
+  ordered: readonly NewTask[],
+  callerOf: ReadonlyMap<string, number>,
+  batch: boolean,
+): ValidationError {
+  const issues = error.issues.map((issue) => {
+    const m = /^\[(\d+)\]\.(.*)$/.exec(issue.path);
+    const task = m ? ordered[Number(m[1])] : ordered.length === 1 ? ordered[0] : undefined;
+    if (!task) return issue;
+    const rest = m ? m[2] : issue.path;
+    const i = callerOf.get(task.id) ?? 0;
+    return { ...issue, path: batch ? `[${i}].${rest}` : rest };
+  });
+  return new ValidationError(issues);
 }

@@ -2,62 +2,17 @@
  * @module timing-wheel — the hierarchical timing wheel that drives every deferred firing in a
  * process (retry back-offs, delayed tasks, cron occurrences).
  *
- * Shape (Kafka's TimingWheel): level 0 has `wheelSize` buckets of `tickMs`; each overflow level
- * is created on first use and its tick is the whole span of the level below, so depth is
- * unbounded and "next millisecond" and "next Tuesday" take the same path. An entry lands in the
- * lowest level whose window holds it and cascades down as the clock reaches its bucket.
- * Non-empty buckets sit in a min-heap keyed by expiry; a single driver timer sleeps until the
- * earliest one and is re-armed only when an earlier bucket appears, so an idle wheel costs
- * nothing.
+ * Kafka's shape: level 0 has `wheelSize` buckets of `tickMs`; each overflow level spans the
+ * whole level below and is made on first use, so depth is unbounded. Non-empty buckets sit in
+ * a min-heap and one driver timer sleeps until the earliest, so an idle wheel costs nothing.
+ * Entries are addressed by id (`schedule`/`cancel`/`has`/`dueAt`: replace by key) or by an
+ * integer handle (`add`/`remove`/`pending`: no Map, no allocation, for millions of timers);
+ * `firesAt(atMs)` is the instant an entry for `atMs` becomes due. Never early (ticks round
+ * up), bounded work per turn, callback errors isolated. Why each choice, with the measured
+ * costs: docs/BENCHMARKS.md, "Timing wheel: the choices".
  *
- * Two ways to address an entry, sharing one wheel, one driver and the same firing rules
- * (never early, bounded work per turn, errors isolated); `size` counts both:
- * - **By id** — `schedule(id, atMs, cb)`, `cancel(id)`, `has(id)`, `dueAt(id)`. Scheduling an
- *   id that is pending replaces it. Use it when entries are known by a key and "schedule this
- *   key again" must replace the pending one (the promoter's per-tick entries, a schedule's next
- *   occurrence), and for up to some hundred thousand entries. Every call costs a
- *   `Map<string, number>` lookup; at a million pending entries that lookup is a cache miss
- *   and most of the cost (insert ~1.2 µs, cancel ~0.7–1 µs here).
- * - **By handle** — `add(atMs, cb)` returns an integer handle, `remove(handle)`,
- *   `pending(handle)`. No Map and no allocation per entry: the handle is the entry's slot plus
- *   the slot's generation, packed into a safe integer, so a handle kept after its entry fired
- *   or was removed is detected as stale (false) and never touches a newer entry in the same
- *   slot. Use it when the caller keeps its own records (a task table, leases, connections) and
- *   can store a number in each, e.g. for millions of pending timers: at 1M pending, insert
- *   ~0.2 µs and cancel ~0.05–0.1 µs here. There is no replace: remove the old handle and add
- *   again. Handles stay small integers for a slot's first 16 uses (8 where V8 compresses
- *   pointers); after that, V8 boxes a handle kept in an object field (JSC does not).
- * - `firesAt(atMs)` gives the instant an entry for `atMs` becomes due (its tick's start), so a
- *   caller can keep one entry per tick for many due times.
- *
- * Choices, each measured (numbers and method in docs/BENCHMARKS.md):
- * - Times are integer ticks since a wheel-local epoch, rounded up (`ceil`), and a bucket fires
- *   only when the clock has reached its start. That start is never before any of its entries'
- *   due times, so nothing fires early (Kafka rounds down and can fire a tick early). The epoch
- *   is a whole multiple of `tickMs`, so tick starts are exact: `firesAt` of a tick start is
- *   that tick start again.
- * - No object per entry: an entry is an integer slot in one `Int32Array` of 16-byte records
- *   (links, generation tag and due tick modulo 2 ** 32; wheel-slots.ts, wheel-levels.ts) plus
- *   a callback cell, with a free list threaded through the records. After warm-up a schedule
- *   or an add allocates nothing. At 1M pending an entry added by handle costs 24–41 B; one
- *   scheduled by id 72–88 B, the rest being the id → slot `Map`, the id and its exact due
- *   time for `dueAt`. Entry objects would add ~60 B and a traced object each, setTimeout
- *   130–700 B.
- * - Buckets are circular lists headed by a sentinel slot. Kafka keeps a back-pointer from each
- *   entry to its bucket so that cancel can reach the list; with a sentinel the neighbours are
- *   enough, which saves 4 B per entry and lets an expired bucket move onto the run queue in
- *   O(1), however large, before its entries are fired or cascaded under the per-turn budget.
- * - The clock is read only when arming the driver or when an idle wheel gets its first entry,
- *   not on every schedule: placement is relative to the wheel's own current tick.
- * - A driver turn handles at most `maxPerTurn` entries (fired or cascaded), then yields through
- *   a zero-delay timer, so a backlog after a suspend or a long GC cannot starve the event loop.
- * - `wheelSize` 256 rather than 64: three levels instead of four reach 46 h at a 10 ms tick,
- *   so an entry cascades at most twice, and draining 1M entries took ~9% less time per fired
- *   entry on both runtimes (bench `drain` mode). The extra sentinels cost ~18 KiB a wheel.
- *
- * The wheel's time never goes back. If the clock steps backwards (a wall clock corrected by
- * NTP), entries scheduled before the clock catches up again can run up to the step early;
- * pass a monotonic clock (`performance.timeOrigin + performance.now()`) where that matters.
+ * Time never goes back: if the clock steps backwards, entries may run up to the step early;
+ * pass a monotonic clock where that matters.
  */
 
 import type { Clock, TimerHandle } from "./clock.ts";

@@ -15,15 +15,8 @@
  * matches once the slot is reused; a slot whose generation runs out is retired, never reused,
  * so a stale handle can never match a newer entry.
  *
- * Memory layout, measured on this project's VM (docs/BENCHMARKS.md): at 1M pending entries
- * every random access is a cache and TLB miss, and first touch of fresh memory costs ~3.4 ns a
- * byte, so bytes per entry and the number of distinct cache lines an operation touches are
- * what insert and cancel cost. Hence 16-byte records (the due tick is kept as its low 32 bits,
- * see wheel-levels.ts; 24-byte records with a float64 due time cost ~50 ns more per fresh
- * insert), and records and callbacks in chunks of 65 536 slots that are never copied or moved
- * once full. Growing one flat array by doubling touches every byte about twice (the copy and
- * the new half) and a JS array grown by `push` more; chunks made a fresh insert at 1M ~45 ns
- * cheaper for ~5–20 ns more per cancel (one more dependent, cached load per slot access).
+ * Records are 16 bytes and stored in chunks of 65 536 slots that are never copied: at a million
+ * pending entries bytes and cache lines touched are the cost (docs/BENCHMARKS.md).
  */
 
 /** "No slot": an empty free list or an empty heap. */
@@ -196,10 +189,8 @@ export class WheelSlots {
   /**
    * Removes the pending entry added by handle `handle`: unlinks and frees its slot and returns
    * it, or returns NIL (and changes nothing) for a stale handle or any other number. The same
-   * steps as slotOf + unlink + free written out with the slot's chunk looked up once: at 1M
-   * pending entries a cancel is one cache miss on the record, and the fewer instructions each
-   * cancel takes, the more of those misses the CPU overlaps (measured: ~20 ns less per
-   * cancel on Bun).
+   * steps as slotOf + unlink + free, with the slot's chunk looked up once (fewer instructions
+   * per cancel at a million pending entries: docs/BENCHMARKS.md).
    */
   removeHandle(handle: number): number {
     // `&` keeps the low 32 bits of any safe integer; non-numbers and NaN give slot 0 (the run

@@ -3,7 +3,7 @@
  * that filter in TypeScript.
  */
 import type { AttemptRecord, TaskRecord } from "../core/task.ts";
-import type { TaskFilter } from "./storage.ts";
+import type { HistoryFilter, TaskFilter } from "./types.ts";
 
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 1000;
@@ -41,10 +41,11 @@ export function taskMatcher<T extends FilterableTask>(
 }
 
 /** A predicate for attempt records (`status` is the attempt's outcome). */
-export function attemptMatcher(filter: TaskFilter): (a: AttemptRecord) => boolean {
+export function attemptMatcher(filter: HistoryFilter): (a: AttemptRecord) => boolean {
   const statuses = statusSet(filter);
   const q = filter.q?.toLowerCase();
   return (a) =>
+    (filter.taskId === undefined || a.taskId === filter.taskId) &&
     (!statuses || statuses.has(a.status)) &&
     (!filter.type || a.type === filter.type) &&
     (!filter.pool || a.pool === filter.pool) &&

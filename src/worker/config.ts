@@ -54,6 +54,10 @@ export interface WorkerConfig {
   logFormat: "text" | "json";
   /** Refuse submits of a type no live worker handles, 422 (SKEDULR_STRICT_TYPES=1). */
   strictTypes: boolean;
+  /** Submit the example tasks at start (SKEDULR_DEMO; default: on the embedded store only). */
+  demo: boolean;
+  /** Interval of the status line (SKEDULR_STATUS_MS). */
+  statusMs: number;
 }
 
 /** Thrown for bad configuration; `problems` names each variable. */
@@ -173,8 +177,14 @@ export function parseWorkerConfig(env: Record<string, string | undefined>): Work
     MAX_DURATION_MS,
   );
   const port = positiveInt("PORT", get("PORT"), 0, problems, 65_535) ?? 8080;
-  // Read by scripts/entry/boot.ts into setInterval, which cannot wait past 2^31−1 ms: refused here.
-  positiveInt("SKEDULR_STATUS_MS", get("SKEDULR_STATUS_MS"), 100, problems, MAX_TIMER_MS);
+  // It drives a setInterval, which cannot wait past 2^31−1 ms: refused here.
+  const statusMs =
+    positiveInt("SKEDULR_STATUS_MS", get("SKEDULR_STATUS_MS"), 100, problems, MAX_TIMER_MS) ??
+      10_000;
+  const demo = get("SKEDULR_DEMO");
+  if (demo !== null && demo !== "0" && demo !== "1") {
+    problems.push(`SKEDULR_DEMO: expected 1 or 0, got ${JSON.stringify(demo)}`);
+  }
   const shutdown = get("SKEDULR_SHUTDOWN_TIMEOUT");
   let shutdownTimeoutMs = 30_000;
   if (shutdown) {
@@ -275,6 +285,8 @@ export function parseWorkerConfig(env: Record<string, string | undefined>): Work
     logLevel,
     logFormat,
     strictTypes: strictTypes === "1",
+    demo: demo === null ? !redisUrl && !(restUrl && restToken) : demo === "1",
+    statusMs,
   };
 }
 

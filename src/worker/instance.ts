@@ -45,6 +45,7 @@ export class Instance {
   readonly #recovery: Periodic;
   #unsubscribe: (() => void) | null = null;
   #startedAt = 0;
+  /** Between start() and shutdown(): only then may anything arm a timer. */
   #idleWaiters: (() => void)[] = [];
 
   constructor(o: InstanceOptions) {
@@ -101,7 +102,8 @@ export class Instance {
       for (const attempt of attempts) {
         attempt.abort(new AbortReason("shutdown", "worker shutting down"));
       }
-      await storage.release(attempts.map((a) => a.lease), clock.now()).catch((error) => {
+      const leases = attempts.map((a) => a.lease);
+      await storage.release({ leases, now: clock.now() }).catch((error) => {
         // Unreachable store: the leases expire and peers put the tasks back (no retry spent).
         this.#o.logger.error("handing back running tasks at shutdown failed", {
           error: (error as Error)?.message,
@@ -126,12 +128,12 @@ export class Instance {
   }
 
   async setPaused(pool: string | null, paused: boolean): Promise<void> {
-    await this.#o.storage.setPaused(pool, paused);
+    await this.#o.storage.setPaused({ pool, paused });
     await this.#refreshControls();
   }
 
   async scalePool(pool: string, size: number): Promise<void> {
-    await this.#o.storage.setPoolSize(pool, size);
+    await this.#o.storage.setPoolSize({ pool, size });
     await this.#refreshControls();
   }
 
@@ -141,7 +143,6 @@ export class Instance {
       running: this.running,
       onAttempt: (record) => this.results.publish(record),
       wantsAttempts: () => this.results.listening,
-      notify: (event) => this.#onEvent(event),
       onIdle: () => {
         if (this.running.size > 0) return;
         const waiters = this.#idleWaiters;
@@ -153,13 +154,9 @@ export class Instance {
     return pool;
   }
 
-  /**
-   * Reacts to a change this process made itself, without waiting for the store's pub/sub
-   * echo: a local submit wakes the pool or arms the wheel at once. The echo still arrives
-   * and is harmless (every reaction is idempotent).
-   */
-  notify(event: StorageEvent): void {
-    this.#onEvent(event);
+  /** Entries on this instance's timing wheel (delayed work and schedules it armed). */
+  get timers(): number {
+    return this.#o.wheel.size;
   }
 
   #onEvent(event: StorageEvent): void {
@@ -208,7 +205,7 @@ export class Instance {
   /** Recovers expired leases; runs again at once while workflow cascades are unfinished. */
   async #recover(): Promise<void> {
     const { storage, clock } = this.#o;
-    const { cascadesPending } = await storage.recoverExpired(clock.now(), 1000);
+    const { cascadesPending } = await storage.recoverExpired({ now: clock.now(), limit: 1000 });
     if (cascadesPending) clock.setTimer(() => this.#recovery.runNow(), 0);
   }
 
@@ -221,8 +218,8 @@ export class Instance {
     const pools: Record<string, number> = {};
     for (const [name, pool] of this.pools) pools[name] = pool.size;
     const now = clock.now();
-    return storage.heartbeat(
-      {
+    return storage.heartbeat({
+      info: {
         id: workerId,
         host,
         pid,
@@ -233,8 +230,8 @@ export class Instance {
         startedAt: this.#startedAt,
         lastSeen: now,
       },
-      heartbeatMs * 3,
+      ttlMs: heartbeatMs * 3,
       now,
-    );
+    });
   }
 }

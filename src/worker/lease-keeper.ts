@@ -12,7 +12,7 @@
  */
 import type { Clock } from "../core/clock.ts";
 import { isStorageFault, toErrorInfo } from "../core/errors.ts";
-import type { Storage } from "../storage/storage.ts";
+import type { QueueStore } from "../storage/storage.ts";
 import type { Logger } from "./middleware.ts";
 import { Periodic } from "./periodic.ts";
 import { AbortReason, type Attempt } from "./runner.ts";
@@ -25,7 +25,7 @@ export class LeaseKeeper {
   #expiryTimer: unknown;
 
   constructor(
-    private readonly storage: Storage,
+    private readonly storage: QueueStore,
     private readonly clock: Clock,
     private readonly running: Map<string, Attempt>,
     private readonly leaseMs: number,
@@ -102,7 +102,11 @@ export class LeaseKeeper {
     const attempts = [...this.running.values()];
     try {
       const lost = new Set(
-        await this.storage.renewLeases(attempts.map((a) => a.lease), this.leaseMs, sentAt),
+        await this.storage.renewLeases({
+          leases: attempts.map((a) => a.lease),
+          leaseMs: this.leaseMs,
+          now: sentAt,
+        }),
       );
       if (this.#failing) this.logger.info("lease renewal works again");
       this.#failing = false;

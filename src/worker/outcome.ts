@@ -11,7 +11,7 @@ import type { Clock } from "../core/clock.ts";
 import { MAX_DURATION_MS } from "../core/duration.ts";
 import { isPermanentError, toErrorInfo } from "../core/errors.ts";
 import type { AttemptRecord, TaskRecord } from "../core/task.ts";
-import type { Storage, StorageEvent } from "../storage/storage.ts";
+import type { QueueStore } from "../storage/storage.ts";
 import type { Logger } from "./middleware.ts";
 import type { HandlerEntry } from "./pool.ts";
 import { retryAfter, type RetryOptions } from "./retry.ts";
@@ -21,7 +21,7 @@ import type { Attempt, AttemptOutcome } from "./runner.ts";
 const MIN_SETTLE_PATIENCE_MS = 60_000;
 
 export interface OutcomeDeps {
-  storage: Storage;
+  storage: QueueStore;
   clock: Clock;
   logger: Logger;
   leaseMs: number;
@@ -33,8 +33,6 @@ export interface OutcomeDeps {
     error: unknown,
     endedAt: number,
   ): void;
-  /** Reacts locally to a change this process made (a retry arms the wheel). */
-  notify(event: StorageEvent): void;
 }
 
 /**
@@ -54,7 +52,7 @@ export async function storeOutcome(
   const stored = <T>(what: string, call: () => Promise<T>) =>
     call().catch((error) => retryAfter(error, call, () => retrying(deps, what, task.id, now)));
   if (outcome.ok) {
-    const complete = () => storage.complete(attempt.lease, outcome.result, now);
+    const complete = () => storage.complete({ lease: attempt.lease, result: outcome.result, now });
     if (await stored("completing", complete)) {
       deps.report(task, attempt, "succeeded", null, now);
     }
@@ -63,7 +61,10 @@ export async function storeOutcome(
   const kind = outcome.aborted?.kind;
   if (kind === "lease-expired") {
     // Stopped by this worker's clock: hand the task back unless a peer took it meanwhile.
-    await stored("handing back", () => storage.release([attempt.lease], deps.clock.now()));
+    await stored(
+      "handing back",
+      () => storage.release({ leases: [attempt.lease], now: deps.clock.now() }),
+    );
     return;
   }
   if (kind === "cancelled" || kind === "lease-lost" || kind === "shutdown") {
@@ -81,8 +82,11 @@ export async function storeOutcome(
     // A back-off function from code may return anything: NaN or Infinity is no delay.
     retryAt = now + (Number.isFinite(delay) ? Math.min(Math.max(0, delay), MAX_DURATION_MS) : 0);
   }
-  const status = await stored("failing", () => storage.fail(attempt.lease, error, retryAt, now));
-  if (status === "retrying") deps.notify({ kind: "delayed", id: task.id, runAt: retryAt! });
+  // A retry's `delayed` event (it arms the wheel) comes from the store, as every event does.
+  const status = await stored(
+    "failing",
+    () => storage.fail({ lease: attempt.lease, error, retryAt, now }),
+  );
   if (status) deps.report(task, attempt, status, outcome.error, now);
 }
 

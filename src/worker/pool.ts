@@ -10,7 +10,7 @@ import type { Clock } from "../core/clock.ts";
 import { isStorageFault, toErrorInfo } from "../core/errors.ts";
 import type { AttemptRecord } from "../core/task.ts";
 import type { BackoffFn } from "../core/backoff.ts";
-import type { ClaimedTask, Storage, StorageEvent } from "../storage/storage.ts";
+import type { ClaimedTask, QueueStore } from "../storage/storage.ts";
 import { compose, type Handler, type Logger, type Middleware } from "./middleware.ts";
 import { attemptRecord, type OutcomeDeps, storeOutcome } from "./outcome.ts";
 import { withRetries } from "./retry.ts";
@@ -50,7 +50,7 @@ export interface HandlerEntry {
 
 /** What pools share: the scheduler passes one of these to each. */
 export interface PoolDeps {
-  storage: Storage;
+  storage: QueueStore;
   clock: Clock;
   logger: Logger;
   workerId: string;
@@ -63,8 +63,6 @@ export interface PoolDeps {
   onAttempt(record: AttemptRecord): void;
   /** False while nobody consumes results, so attempts build no record. */
   wantsAttempts(): boolean;
-  /** Reacts locally to a change this pool made (e.g. arms the wheel for a retry). */
-  notify(event: StorageEvent): void;
   /** Called when any slot frees, so the scheduler can drain or report. */
   onIdle(): void;
 }
@@ -177,7 +175,12 @@ export class WorkerPool {
       const claimedAt = clock.now();
       let tasks: ClaimedTask[];
       try {
-        tasks = await storage.claim(this.name, free, { workerId, leaseMs }, claimedAt);
+        tasks = await storage.claim({
+          pool: this.name,
+          max: free,
+          owner: { workerId, leaseMs },
+          now: claimedAt,
+        });
       } catch (error) {
         this.#claimFailed(error, claimedAt);
         return;
@@ -189,7 +192,7 @@ export class WorkerPool {
       if (this.#stopped) {
         // Claimed while stopping: hand them straight back.
         const leases = tasks.map((t) => ({ id: t.id, workerId, token: t.token }));
-        await storage.release(leases, clock.now()).catch(() => {});
+        await storage.release({ leases, now: clock.now() }).catch(() => {});
         return;
       }
       for (const task of tasks) this.#start(task, lane, claimedAt);
@@ -212,13 +215,13 @@ export class WorkerPool {
     if (isStorageFault(error)) {
       withRetries(
         () =>
-          storage.releaseClaim(
-            this.name,
-            { workerId, leaseMs },
+          storage.releaseClaim({
+            pool: this.name,
+            owner: { workerId, leaseMs },
             claimedAt,
-            [...this.#deps.running.keys()],
-            clock.now(),
-          ),
+            keep: [...this.#deps.running.keys()],
+            now: clock.now(),
+          }),
         {
           clock,
           logger,
@@ -283,7 +286,7 @@ export class WorkerPool {
       logger,
       // Progress is best effort: kept trying while the lease holds, never failing the handler.
       progress: async (pct) => {
-        await withRetries(() => storage.setProgress(attempt.lease, pct), {
+        await withRetries(() => storage.setProgress({ lease: attempt.lease, progress: pct }), {
           clock,
           logger,
           what: `progress of task ${task.id}`,

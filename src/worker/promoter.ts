@@ -12,7 +12,7 @@
  */
 import type { Clock } from "../core/clock.ts";
 import type { TimingWheel } from "../core/timing-wheel.ts";
-import type { Storage } from "../storage/storage.ts";
+import type { QueueStore } from "../storage/storage.ts";
 import type { Logger } from "./middleware.ts";
 import { Periodic } from "./periodic.ts";
 
@@ -23,7 +23,7 @@ const RETRY_MIN_MS = 200;
 const RETRY_MAX_MS = 5_000;
 
 export interface PromoterOptions {
-  storage: Storage;
+  storage: QueueStore;
   clock: Clock;
   wheel: TimingWheel;
   logger: Logger;
@@ -66,7 +66,7 @@ export class Promoter {
   /** One look-ahead scan: arms the wheel for delayed tasks due within the window. */
   async step(): Promise<void> {
     const { storage, clock, lookAheadMs } = this.#o;
-    const due = await storage.dueDelayed(clock.now() + lookAheadMs, 10_000);
+    const due = await storage.dueDelayed({ until: clock.now() + lookAheadMs, limit: 10_000 });
     for (const { runAt } of due) this.arm(runAt);
   }
 
@@ -92,7 +92,8 @@ export class Promoter {
         do {
           this.#again = false;
           while (
-            await this.#o.storage.promoteDue(this.#o.clock.now(), PROMOTE_BATCH) === PROMOTE_BATCH
+            await this.#o.storage.promoteDue({ now: this.#o.clock.now(), limit: PROMOTE_BATCH }) ===
+              PROMOTE_BATCH
           );
         } while (this.#again);
         this.#retryMs = 0;

@@ -12,12 +12,12 @@ import type { Clock } from "../core/clock.ts";
 import { newId } from "../core/ids.ts";
 import { nextOccurrence } from "../core/recurrence.ts";
 import type { TimingWheel } from "../core/timing-wheel.ts";
-import type { Storage } from "../storage/storage.ts";
+import type { ScheduleStore } from "../storage/storage.ts";
 import type { Logger } from "./middleware.ts";
 import { Periodic } from "./periodic.ts";
 
 export interface ScheduleFirerOptions {
-  storage: Storage;
+  storage: ScheduleStore;
   clock: Clock;
   wheel: TimingWheel;
   logger: Logger;
@@ -56,7 +56,7 @@ export class ScheduleFirer {
   /** Arms the wheel for every schedule due within the look-ahead. */
   async step(): Promise<void> {
     const { storage, clock, lookAheadMs } = this.#o;
-    const due = await storage.dueSchedules(clock.now() + lookAheadMs, 10_000);
+    const due = await storage.dueSchedules({ until: clock.now() + lookAheadMs, limit: 10_000 });
     for (const { id, nextRunAt } of due) this.arm(id, nextRunAt);
   }
 
@@ -99,7 +99,7 @@ export class ScheduleFirer {
       scheduleId: id,
       createdAt: now,
     };
-    const result = await storage.fireSchedule(id, occurrenceAt, next, run, now);
+    const result = await storage.fireSchedule({ id, occurrenceAt, nextRunAt: next, run, now });
     if (result.fired) this.arm(id, next);
   }
 }

@@ -174,9 +174,15 @@ describe("dashboard in Chromium (bun run worker, no token)", () => {
 
   it("shows a task's workflow parents and children as links", T, async () => {
     await started();
-    const parent = await api("/tasks", { type: "echo", payload: { step: 1 } });
-    const child = await api("/tasks", { type: "echo", dependsOn: [parent.id] });
-    const fallback = await api("/tasks", { type: "echo", onFailureOf: parent.id });
+    // One batch, so both wait on the parent (a task submitted after its parent ended never
+    // waits, and is not its child).
+    const run = `wf-${Date.now()}`;
+    const { tasks } = await api("/tasks/batch", [
+      { id: `${run}-parent`, type: "echo", payload: { step: 1 } },
+      { id: `${run}-child`, type: "echo", dependsOn: [`${run}-parent`] },
+      { id: `${run}-fallback`, type: "echo", onFailureOf: `${run}-parent` },
+    ]);
+    const [parent, child, fallback] = tasks;
     await taskIs(child.id, "succeeded");
     await page.goto(`${w.url}#/tasks/${child.id}`);
     await page.waitForSelector(`#parents a[href="#/tasks/${parent.id}"]`);

@@ -13,6 +13,7 @@ import { faultsSuite } from "./suite-faults.ts";
 import { boundsSuite } from "./suite-bounds.ts";
 import { limitsSuite } from "./suite-limits.ts";
 import { typesSuite } from "./suite-types.ts";
+import { queriesSuite } from "./suite-queries.ts";
 
 const memory: StorageFactory = (options) => {
   const storage = new MemoryStorage(options);
@@ -29,3 +30,4 @@ faultsSuite("memory", memory);
 boundsSuite("memory", memory);
 limitsSuite("memory", memory);
 typesSuite("memory", memory);
+queriesSuite("memory", memory);

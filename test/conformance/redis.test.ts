@@ -16,6 +16,7 @@ import { faultsSuite } from "./suite-faults.ts";
 import { boundsSuite } from "./suite-bounds.ts";
 import { limitsSuite } from "./suite-limits.ts";
 import { typesSuite } from "./suite-types.ts";
+import { queriesSuite } from "./suite-queries.ts";
 
 const redis: StorageFactory = async (options) => {
   const transport = connectRedisTcp(await testRedisUrl());
@@ -37,3 +38,4 @@ faultsSuite(backend, redis);
 boundsSuite(backend, redis);
 limitsSuite(backend, redis);
 typesSuite(backend, redis);
+queriesSuite(backend, redis);

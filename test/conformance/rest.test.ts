@@ -20,6 +20,7 @@ import { faultsSuite } from "./suite-faults.ts";
 import { boundsSuite } from "./suite-bounds.ts";
 import { limitsSuite } from "./suite-limits.ts";
 import { typesSuite } from "./suite-types.ts";
+import { queriesSuite } from "./suite-queries.ts";
 
 const TOKEN = "conformance-rest-token";
 let gateway: RunningGateway | undefined;
@@ -53,4 +54,5 @@ describe(backend, () => {
   boundsSuite(backend, rest);
   limitsSuite(backend, rest);
   typesSuite(backend, rest);
+  queriesSuite(backend, rest);
 });

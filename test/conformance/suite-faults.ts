@@ -199,24 +199,41 @@ export function faultsSuite(backend: string, factory: StorageFactory): void {
         const owner = { workerId: "w1", leaseMs: 1_000 };
         const now = h.clock.now();
         const [first, second] = [await h.s.submit({ type: "t" }), await h.s.submit({ type: "t" })];
-        const [a] = await h.storage.claim("default", 1, owner, now);
+        const [a] = await h.storage.claim({ pool: "default", max: 1, owner, now });
         assert.equal(a.id, first);
-        assert.deepEqual(await h.storage.recoverExpired(now + 1_001, 10), {
+        assert.deepEqual(await h.storage.recoverExpired({ now: now + 1_001, limit: 10 }), {
           recovered: 1,
           cascadesPending: false,
         });
-        const again = await h.storage.claim("default", 2, owner, now + 1_002);
+        const again = await h.storage.claim({ pool: "default", max: 2, owner, now: now + 1_002 });
         assert.deepEqual(again.map((t) => t.id), [first, second], "back ahead of later work");
         const b = again[0];
         assert.notEqual(b.token, a.token);
         const late = { id: a.id, workerId: "w1", token: a.token };
         const fresh = { id: b.id, workerId: "w1", token: b.token };
-        assert.equal(await h.storage.complete(late, "late", now + 1_003), false);
-        assert.equal(await h.storage.fail(late, { message: "late" }, null, now + 1_003), null);
-        assert.equal(await h.storage.setProgress(late, 50), false);
-        assert.deepEqual(await h.storage.renewLeases([late], 1_000, now + 1_003), [first]);
-        assert.equal(await h.storage.release([late], now + 1_003), 0);
-        assert.equal(await h.storage.complete(fresh, "fresh", now + 1_004), true);
+        assert.equal(
+          await h.storage.complete({ lease: late, result: "late", now: now + 1_003 }),
+          false,
+        );
+        assert.equal(
+          await h.storage.fail({
+            lease: late,
+            error: { message: "late" },
+            retryAt: null,
+            now: now + 1_003,
+          }),
+          null,
+        );
+        assert.equal(await h.storage.setProgress({ lease: late, progress: 50 }), false);
+        assert.deepEqual(
+          await h.storage.renewLeases({ leases: [late], leaseMs: 1_000, now: now + 1_003 }),
+          [first],
+        );
+        assert.equal(await h.storage.release({ leases: [late], now: now + 1_003 }), 0);
+        assert.equal(
+          await h.storage.complete({ lease: fresh, result: "fresh", now: now + 1_004 }),
+          true,
+        );
         const t = (await h.s.get(first))!;
         assert.equal(t.result, "fresh");
         assert.equal(t.attempt, 1);

@@ -14,7 +14,8 @@ export function limitsSuite(backend: string, factory: StorageFactory): void {
     it("allows `limit` hits in a window, refuses the next with the time to wait", async () => {
       const { storage, dispose } = await factory();
       try {
-        const hit = (now: number, key = "login:a") => storage.hitRateLimit(key, 3, MIN, now);
+        const hit = (now: number, key = "login:a") =>
+          storage.hitRateLimit({ key, limit: 3, windowMs: MIN, now });
         for (const at of [T0, T0 + 1000, T0 + 2000]) {
           assert.deepEqual(await hit(at), { allowed: true, retryAfterMs: 0 });
         }
@@ -35,7 +36,10 @@ export function limitsSuite(backend: string, factory: StorageFactory): void {
       const { storage, dispose } = await factory();
       try {
         const burst = await Promise.all(
-          Array.from({ length: 60 }, () => storage.hitRateLimit("login:burst", 10, MIN, T0)),
+          Array.from(
+            { length: 60 },
+            () => storage.hitRateLimit({ key: "login:burst", limit: 10, windowMs: MIN, now: T0 }),
+          ),
         );
         assert.equal(burst.filter((r) => r.allowed).length, 10);
         for (const r of burst.filter((r) => !r.allowed)) assert.equal(r.retryAfterMs, MIN);
@@ -55,9 +59,17 @@ export function limitsSuite(backend: string, factory: StorageFactory): void {
           ["k", 3, MIN, Number.NaN],
         ];
         for (const args of bad) {
-          await assert.rejects(storage.hitRateLimit(...args), ValidationError, String(args));
+          const [key, limit, windowMs, now] = args;
+          await assert.rejects(
+            storage.hitRateLimit({ key, limit, windowMs, now }),
+            ValidationError,
+            String(args),
+          );
         }
-        assert.equal((await storage.hitRateLimit("k", 1, MIN, T0)).allowed, true);
+        assert.equal(
+          (await storage.hitRateLimit({ key: "k", limit: 1, windowMs: MIN, now: T0 })).allowed,
+          true,
+        );
       } finally {
         await dispose();
       }

@@ -95,8 +95,8 @@ export function typesSuite(backend: string, factory: StorageFactory): void {
       const h = await harness(factory, { start: false, strictTypes: true });
       try {
         const now = h.clock.now();
-        await h.storage.heartbeat(
-          {
+        await h.storage.heartbeat({
+          info: {
             id: "old-1",
             host: "h",
             pid: 1,
@@ -105,9 +105,9 @@ export function typesSuite(backend: string, factory: StorageFactory): void {
             startedAt: now,
             lastSeen: now,
           },
-          30_000,
+          ttlMs: 30_000,
           now,
-        );
+        });
         const [s] = await h.s.submitMany([{ type: "anything" }]);
         assert.equal(s.warnings, undefined);
       } finally {

@@ -156,6 +156,37 @@ export function workflowsSuite(backend: string, factory: StorageFactory): void {
       }
     });
 
+    it("names the caller's index in batch errors, whatever order the store sees", async () => {
+      const h = await harness(factory, { start: false });
+      const issuesOf = async (specs: unknown[]) => {
+        const e = await h.s.submitMany(specs, { batch: true }).catch((e: unknown) => e);
+        assert.ok(e instanceof ValidationError, String(e));
+        return e.issues.map((i) => i.path);
+      };
+      try {
+        // The child comes first here; the store sees its parent first.
+        assert.deepEqual(
+          await issuesOf([{ type: "x", id: "c", dependsOn: ["p", "ghost"] }, {
+            type: "x",
+            id: "p",
+          }]),
+          ["[0].dependsOn[1]"],
+        );
+        // A schedule is not a task: it does not shift the tasks' indices.
+        assert.deepEqual(
+          await issuesOf([{ type: "x", every: "1m" }, { type: "x", dependsOn: ["ghost"] }]),
+          ["[1].dependsOn[0]"],
+        );
+        // A batch of one keeps its index.
+        assert.deepEqual(await issuesOf([{ type: "x", onFailureOf: "ghost" }]), [
+          "[0].onFailureOf",
+        ]);
+        assert.equal((await h.s.list({})).items.length, 0);
+      } finally {
+        await h.close();
+      }
+    });
+
     it("accepts a batch whose children come before their parents", async () => {
       const h = await harness(factory);
       try {
@@ -182,7 +213,7 @@ export function workflowsSuite(backend: string, factory: StorageFactory): void {
           const batch = ids.slice(i, i + 1_000).map((id, j) =>
             newTask(id, now, { dependsOn: i + j === 0 ? [] : [ids[i + j - 1]] })
           );
-          await h.storage.enqueue(batch, now);
+          await h.storage.enqueue({ tasks: batch, now });
         }
         await h.s.cancel(ids[0]);
         const step = async () => {
@@ -198,10 +229,10 @@ export function workflowsSuite(backend: string, factory: StorageFactory): void {
           [1_001, 1_499],
           "one call settles at most 1,000 children",
         );
-        const r1 = await h.storage.recoverExpired(now, 10);
+        const r1 = await h.storage.recoverExpired({ now, limit: 10 });
         assert.deepEqual(r1, { recovered: 0, cascadesPending: true });
         assert.equal((await step()).cancelled, 2_001);
-        const r2 = await h.storage.recoverExpired(now, 10);
+        const r2 = await h.storage.recoverExpired({ now, limit: 10 });
         assert.deepEqual(r2, { recovered: 0, cascadesPending: false });
         assert.deepEqual([(await step()).cancelled, (await step()).waiting], [2_500, 0]);
         const last = (await h.s.get(ids[2_499]))!;
@@ -221,19 +252,25 @@ export function workflowsSuite(backend: string, factory: StorageFactory): void {
         const owner = { workerId: "w", leaseMs: 60_000 };
         const kids = Array.from({ length: 1_500 }, (_, i) => `kid-${i}`);
         const kid = (id: string) => newTask(id, now, { pool: "kids", dependsOn: ["mother"] });
-        await h.storage.enqueue([newTask("mother", now), ...kids.slice(0, 999).map(kid)], now);
-        await h.storage.enqueue(kids.slice(999).map(kid), now);
-        const [mother] = await h.storage.claim("default", 1, owner, now);
-        assert.equal(await h.storage.complete(leaseOf(mother, "w"), null, now + 1), true);
+        await h.storage.enqueue({
+          tasks: [newTask("mother", now), ...kids.slice(0, 999).map(kid)],
+          now,
+        });
+        await h.storage.enqueue({ tasks: kids.slice(999).map(kid), now });
+        const [mother] = await h.storage.claim({ pool: "default", max: 1, owner, now });
+        assert.equal(
+          await h.storage.complete({ lease: leaseOf(mother, "w"), result: null, now: now + 1 }),
+          true,
+        );
         assert.equal((await h.s.stats()).byStatus.queued, 1_000);
         // Ten more tasks finish: with a retention of 3 rows, older finished rows go.
         const others = Array.from({ length: 10 }, (_, i) => newTask(`other-${i}`, now));
-        await h.storage.enqueue(others, now);
-        for (const t of await h.storage.claim("default", 10, owner, now + 2)) {
-          await h.storage.complete(leaseOf(t, "w"), null, now + 3);
+        await h.storage.enqueue({ tasks: others, now });
+        for (const t of await h.storage.claim({ pool: "default", max: 10, owner, now: now + 2 })) {
+          await h.storage.complete({ lease: leaseOf(t, "w"), result: null, now: now + 3 });
         }
         assert.equal(await h.s.get("other-0"), null, "retention pruned older finished rows");
-        assert.deepEqual(await h.storage.recoverExpired(now + 4, 10), {
+        assert.deepEqual(await h.storage.recoverExpired({ now: now + 4, limit: 10 }), {
           recovered: 0,
           cascadesPending: false,
         });
@@ -250,15 +287,15 @@ export function workflowsSuite(backend: string, factory: StorageFactory): void {
       try {
         const now = h.clock.now();
         const ids = Array.from({ length: 1_500 }, (_, i) => `tail-${i}`);
-        await h.storage.enqueue(
-          ids.map((id, i) =>
+        await h.storage.enqueue({
+          tasks: ids.map((id, i) =>
             newTask(id, now, {
               runAt: i === 0 ? now + 60_000 : null,
               dependsOn: i ? [ids[i - 1]] : [],
             })
           ),
           now,
-        );
+        });
         await h.s.cancel(ids[0]);
         await h.eventually(
           async () => (await h.s.stats()).byStatus.cancelled === 1_500,

@@ -15,6 +15,7 @@ import {
   startRedisServer,
 } from "../../scripts/tools/redis-server.ts";
 import { eventually } from "../../scripts/tools/wait.ts";
+import { VERSION } from "../../src/version.ts";
 
 const JOBS = "test/e2e/fixtures/console-jobs.ts";
 const running: WorkerProcess[] = [];
@@ -127,9 +128,9 @@ describe("the worker's console", () => {
     assert.match(help.out, /SKEDULR_LOG_FORMAT/);
     assert.doesNotMatch(help.out, /api: /, "no banner: nothing started");
     const version = await run(["bun", "scripts/entry/serve.ts", "--version"], { PORT: port });
-    assert.deepEqual([version.code, version.out], [0, "0.1.0\n"]);
+    assert.deepEqual([version.code, version.out], [0, `${VERSION}\n`]);
     const deno = await run(["deno", "run", "-A", "scripts/entry/worker.ts", "--version"]);
-    assert.deepEqual([deno.code, deno.out], [0, "0.1.0\n"]);
+    assert.deepEqual([deno.code, deno.out], [0, `${VERSION}\n`]);
     const bad = await run(["bun", "scripts/entry/worker.ts", "--port=9"], { PORT: port });
     assert.equal(bad.code, 2);
     assert.match(bad.err, /unknown argument "--port=9"/);

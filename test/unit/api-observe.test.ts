@@ -8,6 +8,7 @@ import { createApp } from "../../routes/app.ts";
 import { renderMetrics } from "../../routes/metrics.ts";
 import { MemoryStorage, Scheduler, silentLogger, TaskSpecSchema } from "../../src/mod.ts";
 import { apiFixture } from "../helpers/api-app.ts";
+import { VERSION } from "../../src/version.ts";
 
 const ROUTES: [string, string][] = [
   ["post", "/skedulr/api/tasks"],
@@ -227,7 +228,7 @@ describe("api dashboard hook", () => {
     assert.equal((await app.request("/skedulr")).status, 401);
     const res = await app.request("/skedulr", { headers: { authorization: "Bearer t" } });
     assert.equal(res.status, 200);
-    assert.equal(await res.text(), "dashboard 0.1.0");
+    assert.equal(await res.text(), `dashboard ${VERSION}`);
     assert.equal((await app.request("/skedulr/healthz")).status, 200);
   });
 });

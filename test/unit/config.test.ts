@@ -54,4 +54,20 @@ describe("worker configuration", () => {
     );
     assert.throws(() => parseWorkerConfig({ UPSTASH_REDIS_REST_URL: "https://x" }), /set together/);
   });
+
+  it("reads SKEDULR_DEMO and SKEDULR_STATUS_MS like every other variable", () => {
+    assert.equal(parseWorkerConfig({}).demo, true, "the demo runs on the embedded store");
+    assert.equal(parseWorkerConfig({ REDIS_URL: "redis://h:1" }).demo, false);
+    assert.equal(parseWorkerConfig({ REDIS_URL: "redis://h:1", SKEDULR_DEMO: "1" }).demo, true);
+    assert.equal(parseWorkerConfig({}).statusMs, 10_000);
+    assert.equal(parseWorkerConfig({ SKEDULR_STATUS_MS: "2500" }).statusMs, 2_500);
+    for (
+      const [env, problem] of [
+        [{ SKEDULR_DEMO: "yes" }, /SKEDULR_DEMO: expected 1 or 0, got "yes"/],
+        [{ SKEDULR_STATUS_MS: "10s" }, /SKEDULR_STATUS_MS: expected an integer/],
+      ] as const
+    ) {
+      assert.throws(() => parseWorkerConfig(env), problem);
+    }
+  });
 });

@@ -11,7 +11,7 @@ import { RedisStorage } from "../../src/storage/redis/redis-storage.ts";
 import { connectRedisTcp } from "../../src/adapters/redis-tcp.ts";
 import { SkedulrError, ValidationError } from "../../src/core/errors.ts";
 import type { NewTask, ScheduleRecord } from "../../src/core/task.ts";
-import type { Lease, Storage } from "../../src/storage/storage.ts";
+import type { HistoryFilter, Lease, Storage } from "../../src/storage/storage.ts";
 import { testRedisUrl, uniquePrefix } from "../../scripts/tools/redis-server.ts";
 import { eventually } from "../../scripts/tools/wait.ts";
 import { newTask } from "../../scripts/tools/new-task.ts";
@@ -56,14 +56,34 @@ async function snapshot(s: Storage, now: number) {
     search: (await s.list({ q: "X7", limit: 1000 })).items.map((t) => t.id),
     retrying: (await s.history({ status: "retrying", type: "beta", limit: 1000 })).items,
     stats: await s.stats(),
-    due: await s.dueDelayed(now + 5_000, 1000),
+    due: await s.dueDelayed({ until: now + 5_000, limit: 1000 }),
     controls: await s.poolControls(),
     unreadableCursor: [
       await s.list({ cursor: "zz" }),
       (await s.history({ cursor: "zz", limit: 3 })).items,
-      await s.dueDelayed(now, 2.5),
+      await s.dueDelayed({ until: now, limit: 2.5 }),
     ],
     schedules: await s.listSchedules(),
+  };
+}
+
+/** Every page of a history read, as the list of its pages' items. */
+async function allHistory(s: Storage, filter: HistoryFilter) {
+  const pages = [];
+  let cursor: string | undefined;
+  do {
+    const page = await s.history({ ...filter, cursor });
+    pages.push(page.items);
+    cursor = page.next ?? undefined;
+  } while (cursor);
+  return pages;
+}
+
+/** The second page of a task's children, two at a time. */
+function childrenAfter(id: string) {
+  return async (s: Storage) => {
+    const { next } = await s.children(id, { limit: 2 });
+    return next ? await s.children(id, { limit: 2, cursor: next }) : null;
   };
 }
 
@@ -167,7 +187,7 @@ async function run(seed: number, steps: number) {
             createdAt: now,
           });
         }
-        const res = await both("enqueue", (s) => s.enqueue(batch, now));
+        const res = await both("enqueue", (s) => s.enqueue({ tasks: batch, now }));
         if (res.ok) ids.push(...batch.map((t) => t.id));
       } else if (r < 0.40) {
         // Arguments are drawn once, outside the closures, so both stores get the same.
@@ -177,7 +197,7 @@ async function run(seed: number, steps: number) {
         const tokens = new Map<string, string[]>();
         // Tokens are each store's own: compared apart from the records, by count.
         const got = await both("claim", async (s, store) => {
-          const tasks = await s.claim(pool, max, owner, now);
+          const tasks = await s.claim({ pool, max, owner, now });
           return tasks.map(({ token, ...task }) => {
             (tokens.get(task.id) ?? tokens.set(task.id, []).get(task.id)!)[store] = token;
             return task;
@@ -189,56 +209,75 @@ async function run(seed: number, steps: number) {
         lastClaim = { pool, owner, at: now };
       } else if (r < 0.55 && ids.length) {
         const [id, w] = target();
-        await both("complete", (s, i) => s.complete(lease(id, w, i), { done: id }, now));
+        await both(
+          "complete",
+          (s, i) => s.complete({ lease: lease(id, w, i), result: { done: id }, now }),
+        );
         claimed.delete(id);
       } else if (r < 0.68 && ids.length) {
         const [id, w] = target();
         const retryAt = rnd() < 0.5 ? now + 300 : null;
         await both(
           "fail",
-          (s, i) => s.fail(lease(id, w, i), { message: `boom ${id}`, stack: "s" }, retryAt, now),
+          (s, i) =>
+            s.fail({
+              lease: lease(id, w, i),
+              error: { message: `boom ${id}`, stack: "s" },
+              retryAt,
+              now,
+            }),
         );
         if (rnd() < 0.8) claimed.delete(id); // else a repeated fail, as after a lost reply
       } else if (r < 0.73 && ids.length) {
         const id = rnd() < 0.1 ? "nope" : pick(ids);
-        await both("cancel", (s) => s.cancel(id, "by test", now));
+        await both("cancel", (s) => s.cancel({ id, reason: "by test", now }));
       } else if (r < 0.77 && ids.length) {
         const id = pick(ids);
-        await both("resubmit", (s) => s.resubmit(id, now));
+        await both("resubmit", (s) => s.resubmit({ id, now }));
       } else if (r < 0.85) {
         const limit = 1 + Math.floor(rnd() * 5);
-        await both("promoteDue", (s) => s.promoteDue(now, limit));
+        await both("promoteDue", (s) => s.promoteDue({ now, limit }));
       } else if (r < 0.89) {
         const limit = 1 + Math.floor(rnd() * 3);
-        await both("recoverExpired", (s) => s.recoverExpired(now, limit));
+        await both("recoverExpired", (s) => s.recoverExpired({ now, limit }));
       } else if (r < 0.91 && ids.length) {
         const some = [pick(ids), pick(ids)];
         const w = pick(workers);
-        await both("release", (s, i) => s.release(some.map((id) => lease(id, w, i)), now));
+        await both(
+          "release",
+          (s, i) => s.release({ leases: some.map((id) => lease(id, w, i)), now }),
+        );
       } else if (r < 0.93 && ids.length) {
         const some = [pick(ids), pick(ids)];
         await both(
           "renewLeases",
-          (s, i) => s.renewLeases(some.map((id) => lease(id, "w1", i)), 2_000, now),
+          (s, i) =>
+            s.renewLeases({ leases: some.map((id) => lease(id, "w1", i)), leaseMs: 2_000, now }),
         );
       } else if (r < 0.935) {
         const { pool, owner, at } = lastClaim;
         const keep = rnd() < 0.5 ? [] : [...claimed.keys()].slice(0, 2);
-        await both("releaseClaim", (s) => s.releaseClaim(pool, owner, at, keep, now));
+        await both(
+          "releaseClaim",
+          (s) => s.releaseClaim({ pool, owner, claimedAt: at, keep, now }),
+        );
       } else if (r < 0.95 && ids.length) {
         const id = pick(ids);
         const p = Math.floor(rnd() * 130) - 10;
         const w = pick(workers);
-        await both("setProgress", (s, i) => s.setProgress(lease(id, w, i), p));
+        await both("setProgress", (s, i) => s.setProgress({ lease: lease(id, w, i), progress: p }));
       } else if (r < 0.96) {
         const status = pick(["dead", "cancelled"] as const);
-        await both("resubmitMatching", (s) => s.resubmitMatching({ status, pool: "a" }, now));
+        await both(
+          "resubmitMatching",
+          (s) => s.resubmitMatching({ filter: { status, pool: "a" }, now }),
+        );
       } else if (r < 0.965) {
         const id = `s${Math.floor(rnd() * 4)}`;
         const every = 500 + Math.floor(rnd() * 1_000);
         await both("addSchedule", (s) => s.addSchedule(schedule(id, every, now)));
       } else if (r < 0.975) {
-        const due = await both("dueSchedules", (s) => s.dueSchedules(now, 10));
+        const due = await both("dueSchedules", (s) => s.dueSchedules({ until: now, limit: 10 }));
         const list = (due.ok ?? []) as { id: string; nextRunAt: number }[];
         if (list.length) {
           const { id, nextRunAt } = pick(list);
@@ -246,7 +285,7 @@ async function run(seed: number, steps: number) {
           const run = { ...newRun(`r${n++}`, now), scheduleId: id };
           const res = await both(
             "fireSchedule",
-            (s) => s.fireSchedule(id, at, now + 700, run, now),
+            (s) => s.fireSchedule({ id, occurrenceAt: at, nextRunAt: now + 700, run, now }),
           );
           if ((res.ok as { taskId?: string })?.taskId) ids.push(run.id);
         }
@@ -265,16 +304,16 @@ async function run(seed: number, steps: number) {
           startedAt: now,
           lastSeen: 0,
         };
-        await both("heartbeat", (s) => s.heartbeat(info, 1_000, now));
+        await both("heartbeat", (s) => s.heartbeat({ info, ttlMs: 1_000, now }));
         await both("listInstances", (s) => s.listInstances(now));
       } else if (r < 0.984) {
         const pool = pick(["a", "b", "c"]);
         const size = rnd() < 0.3 ? null : Math.floor(rnd() * 5);
-        await both("setPoolSize", (s) => s.setPoolSize(pool, size));
+        await both("setPoolSize", (s) => s.setPoolSize({ pool, size }));
       } else if (r < 0.995) {
         const pool = rnd() < 0.3 ? null : pick(["a", "b"]);
         const paused = rnd() < 0.3;
-        await both("setPaused", (s) => s.setPaused(pool, paused));
+        await both("setPaused", (s) => s.setPaused({ pool, paused }));
       } else {
         now += 2_500; // let leases expire
       }
@@ -289,6 +328,24 @@ async function run(seed: number, steps: number) {
         assert.deepEqual(b, a, `seed ${seed}: state after step ${step} differs`);
         for (const id of ids.slice(-20)) {
           assert.deepEqual(await redis.get(id), await memory.get(id), `seed ${seed}: get(${id})`);
+        }
+        // The stores' own indexes: a task's children and its attempts, paged.
+        for (const id of [...ids.slice(0, 10), ...ids.slice(-30)]) {
+          for (const read of [(s: Storage) => s.children(id, { limit: 2 }), childrenAfter(id)]) {
+            assert.deepEqual(
+              await read(redis),
+              await read(memory),
+              `seed ${seed}: children(${id})`,
+            );
+          }
+          // Cursors are each store's own: the pages' items must agree.
+          for (const filter of [{ taskId: id }, { taskId: id, limit: 1, status: "retrying" }]) {
+            assert.deepEqual(
+              await allHistory(redis, filter as HistoryFilter),
+              await allHistory(memory, filter as HistoryFilter),
+              `seed ${seed}: history(${JSON.stringify(filter)})`,
+            );
+          }
         }
       }
     }

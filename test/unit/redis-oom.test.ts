@@ -37,30 +37,47 @@ describe("redis store at maxmemory", () => {
   it("refuses submits with a `full` fault, and still completes, fails, renews, releases, recovers and cancels", async () => {
     const owner = { workerId: "w", leaseMs: 1_000 };
     const ids = ["a", "b", "c", "d", "e", "f"];
-    await s.enqueue(ids.map((id) => newTask(id, T0, { maxRetries: id === "b" ? 1 : 0 })), T0);
-    const claimed = await s.claim("default", 5, owner, T0);
+    await s.enqueue({
+      tasks: ids.map((id) => newTask(id, T0, { maxRetries: id === "b" ? 1 : 0 })),
+      now: T0,
+    });
+    const claimed = await s.claim({ pool: "default", max: 5, owner, now: T0 });
     const [a, b, c, d, e] = claimed;
     await admin.send(["CONFIG", "SET", "maxmemory", "1"]);
     try {
       await assert.rejects(
-        s.enqueue([newTask("new", T0)], T0),
+        s.enqueue({ tasks: [newTask("new", T0)], now: T0 }),
         (error: unknown) =>
           error instanceof StorageUnavailableError && error.fault === "full" &&
           /full/.test(error.message),
       );
-      assert.equal(await s.complete(leaseOf(a, "w"), { ok: 1 }, T0 + 1), true);
-      assert.equal(await s.fail(leaseOf(b, "w"), { message: "x" }, T0 + 500, T0 + 1), "retrying");
-      assert.deepEqual(await s.renewLeases([leaseOf(c, "w")], 1_000, T0 + 900), []);
-      assert.equal(await s.setProgress(leaseOf(c, "w"), 40), true);
-      assert.equal(await s.release([leaseOf(d, "w")], T0 + 3), 1);
-      assert.equal((await s.cancel("f", "stop", T0 + 4)).status, "cancelled");
+      assert.equal(
+        await s.complete({ lease: leaseOf(a, "w"), result: { ok: 1 }, now: T0 + 1 }),
+        true,
+      );
+      assert.equal(
+        await s.fail({
+          lease: leaseOf(b, "w"),
+          error: { message: "x" },
+          retryAt: T0 + 500,
+          now: T0 + 1,
+        }),
+        "retrying",
+      );
+      assert.deepEqual(
+        await s.renewLeases({ leases: [leaseOf(c, "w")], leaseMs: 1_000, now: T0 + 900 }),
+        [],
+      );
+      assert.equal(await s.setProgress({ lease: leaseOf(c, "w"), progress: 40 }), true);
+      assert.equal(await s.release({ leases: [leaseOf(d, "w")], now: T0 + 3 }), 1);
+      assert.equal((await s.cancel({ id: "f", reason: "stop", now: T0 + 4 })).status, "cancelled");
       // e's lease runs out: recovery puts it back (stalled), c's was renewed.
-      assert.deepEqual(await s.recoverExpired(T0 + 1_500, 10), {
+      assert.deepEqual(await s.recoverExpired({ now: T0 + 1_500, limit: 10 }), {
         recovered: 1,
         cascadesPending: false,
       });
-      assert.equal(await s.promoteDue(T0 + 600, 10), 1, "b's retry is promoted");
-      const again = await s.claim("default", 10, owner, T0 + 1_600);
+      assert.equal(await s.promoteDue({ now: T0 + 600, limit: 10 }), 1, "b's retry is promoted");
+      const again = await s.claim({ pool: "default", max: 10, owner, now: T0 + 1_600 });
       assert.deepEqual(again.map((t) => t.id).sort(), ["b", "d", "e"]);
       assert.equal((await s.get("e"))?.stalls, 1);
       assert.equal((await s.get("a"))?.status, "succeeded");
@@ -68,7 +85,7 @@ describe("redis store at maxmemory", () => {
       await admin.send(["CONFIG", "SET", "maxmemory", "0"]);
     }
     assert.equal(e.id, "e");
-    const [stored] = await s.enqueue([newTask("new", T0)], T0);
+    const [stored] = await s.enqueue({ tasks: [newTask("new", T0)], now: T0 });
     assert.equal(stored.status, "queued", "submits work again once there is room");
   });
 });

@@ -6,7 +6,8 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
-import { generate } from "../../scripts/tools/lua-bundle.ts";
+import { FACTS_FILE, generate, generateFacts } from "../../scripts/tools/lua-bundle.ts";
+import { LUA_FACTS } from "../../src/storage/redis/lua-facts.ts";
 import { SCRIPTS } from "../../src/storage/redis/scripts.generated.ts";
 import { ScriptRunner, scriptSha } from "../../src/storage/redis/script-runner.ts";
 import { checkReply, Code } from "../../src/storage/redis/codes.ts";
@@ -26,6 +27,7 @@ describe("Lua scripts", () => {
   it("the generated module is in sync with the .lua files", () => {
     const onDisk = readFileSync("src/storage/redis/scripts.generated.ts", "utf8");
     assert.equal(generate(), onDisk, "run `bun scripts/tools/gen-lua.ts`");
+    assert.equal(generateFacts(), readFileSync(FACTS_FILE, "utf8"), "facts.lua: gen-lua.ts too");
   });
 
   it("each file is named <camelOp>-<numKeys>.lua and its header documents KEYS, ARGV, returns", () => {
@@ -84,6 +86,18 @@ describe("ScriptRunner", () => {
       args: [String(i)],
     })));
     assert.deepEqual(replies, [["k1", "1"], ["k2", "2"], ["k3", "3"]]);
+  });
+
+  it("the Lua facts evaluate to the TypeScript values they are generated from", async () => {
+    const all = LUA_FACTS.map((f) => `${f.name} = ${f.name}`).join(", ");
+    const lua = JSON.parse(
+      String(await t.send(["EVAL", `${generateFacts()}\nreturn cjson.encode({${all}})`, "0"])),
+    );
+    for (const f of LUA_FACTS) {
+      const v = f.value;
+      const want = v instanceof Set ? Object.fromEntries([...v].map((s) => [s, true])) : v;
+      assert.deepEqual(lua[f.name], want, f.name);
+    }
   });
 
   it("refuses a call with the wrong number of keys", async () => {

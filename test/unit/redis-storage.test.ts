@@ -76,21 +76,39 @@ describe("redis storage: cluster-safe keys", () => {
     const server = await startRedisServer();
     const s = await open(server.url, { prefix: "skedulr", tag: "orders" });
     try {
-      await s.enqueue([
-        task("a", { key: "k1" }),
-        task("b", { dependsOn: ["a"] }),
-        task("c", { onFailureOf: "a" }),
-        task("d", { runAt: T0 + 60_000, pool: "slow" }),
-      ], T0);
-      const [a] = await s.claim("default", 10, { workerId: "w1", leaseMs: 1_000 }, T0);
+      await s.enqueue({
+        tasks: [
+          task("a", { key: "k1" }),
+          task("b", { dependsOn: ["a"] }),
+          task("c", { onFailureOf: "a" }),
+          task("d", { runAt: T0 + 60_000, pool: "slow" }),
+        ],
+        now: T0,
+      });
+      const [a] = await s.claim({
+        pool: "default",
+        max: 10,
+        owner: { workerId: "w1", leaseMs: 1_000 },
+        now: T0,
+      });
       assert.equal(a.id, "a");
-      await s.setProgress(leaseOf(a, "w1"), 50);
-      await s.complete(leaseOf(a, "w1"), { ok: true }, T0 + 5);
-      const [b] = await s.claim("default", 10, { workerId: "w1", leaseMs: 1_000 }, T0 + 6);
-      await s.fail(leaseOf(b, "w1"), { message: "x" }, null, T0 + 7);
-      await s.promoteDue(T0 + 60_000, 10);
-      await s.cancel("d", "no", T0 + 60_001);
-      await s.resubmit("d", T0 + 60_002);
+      await s.setProgress({ lease: leaseOf(a, "w1"), progress: 50 });
+      await s.complete({ lease: leaseOf(a, "w1"), result: { ok: true }, now: T0 + 5 });
+      const [b] = await s.claim({
+        pool: "default",
+        max: 10,
+        owner: { workerId: "w1", leaseMs: 1_000 },
+        now: T0 + 6,
+      });
+      await s.fail({
+        lease: leaseOf(b, "w1"),
+        error: { message: "x" },
+        retryAt: null,
+        now: T0 + 7,
+      });
+      await s.promoteDue({ now: T0 + 60_000, limit: 10 });
+      await s.cancel({ id: "d", reason: "no", now: T0 + 60_001 });
+      await s.resubmit({ id: "d", now: T0 + 60_002 });
       await s.addSchedule({
         id: "s1",
         kind: "every",
@@ -117,11 +135,17 @@ describe("redis storage: cluster-safe keys", () => {
         skipIfRunning: true,
         createdAt: T0,
       });
-      await s.fireSchedule("s1", T0, T0 + 1_000, task("run1", { scheduleId: "s1" }), T0);
-      await s.setPoolSize("default", 3);
-      await s.setPaused(null, true);
-      await s.heartbeat(
-        {
+      await s.fireSchedule({
+        id: "s1",
+        occurrenceAt: T0,
+        nextRunAt: T0 + 1_000,
+        run: task("run1", { scheduleId: "s1" }),
+        now: T0,
+      });
+      await s.setPoolSize({ pool: "default", size: 3 });
+      await s.setPaused({ pool: null, paused: true });
+      await s.heartbeat({
+        info: {
           id: "i1",
           host: "h",
           pid: 1,
@@ -130,9 +154,9 @@ describe("redis storage: cluster-safe keys", () => {
           startedAt: T0,
           lastSeen: T0,
         },
-        10_000,
-        T0,
-      );
+        ttlMs: 10_000,
+        now: T0,
+      });
       const admin = connectRedisTcp(server.url);
       const found: string[] = [];
       let cursor = "0";
@@ -171,22 +195,27 @@ describe("redis storage: across instances", () => {
     try {
       const seen: StorageEvent[] = [];
       b.subscribe((e) => seen.push(e));
-      await a.enqueue([task("r"), task("d", { runAt: T0 + 5_000 })], T0);
+      await a.enqueue({ tasks: [task("r"), task("d", { runAt: T0 + 5_000 })], now: T0 });
       await eventually(
         () =>
           seen.some((e) => e.kind === "ready" && e.pool === "default") &&
           seen.some((e) => e.kind === "delayed" && e.id === "d" && e.runAt === T0 + 5_000),
         "ready and delayed events on b",
       );
-      const [r] = await a.claim("default", 1, { workerId: "wa", leaseMs: 30_000 }, T0);
-      await b.cancel("r", "stop", T0 + 1);
+      const [r] = await a.claim({
+        pool: "default",
+        max: 1,
+        owner: { workerId: "wa", leaseMs: 30_000 },
+        now: T0,
+      });
+      await b.cancel({ id: "r", reason: "stop", now: T0 + 1 });
       await eventually(() => seen.some((e) => e.kind === "cancel" && e.id === "r"), "cancel");
       assert.deepEqual(
-        await a.renewLeases([leaseOf(r, "wa")], 30_000, T0 + 2),
+        await a.renewLeases({ leases: [leaseOf(r, "wa")], leaseMs: 30_000, now: T0 + 2 }),
         ["r"],
         "the owner loses the lease of a task cancelled elsewhere",
       );
-      await a.setPoolSize("default", 2);
+      await a.setPoolSize({ pool: "default", size: 2 });
       await eventually(() => seen.some((e) => e.kind === "control"), "control");
       assert.deepEqual(await b.poolControls(), [{ pool: "default", size: 2, paused: false }]);
     } finally {
@@ -200,25 +229,30 @@ describe("redis storage: across instances", () => {
     const stores = await Promise.all([1, 2, 3].map(() => open(url, { prefix })));
     try {
       const n = 600;
-      await stores[0].enqueue(
-        Array.from({ length: n }, (_, i) => task(`d${i}`, { runAt: T0 + 1 + (i % 50) })),
-        T0,
-      );
+      await stores[0].enqueue({
+        tasks: Array.from({ length: n }, (_, i) => task(`d${i}`, { runAt: T0 + 1 + (i % 50) })),
+        now: T0,
+      });
       const promoted = await Promise.all(
-        stores.flatMap((s) => [0, 1, 2, 3].map(() => s.promoteDue(T0 + 100, 50))),
+        stores.flatMap((s) => [0, 1, 2, 3].map(() => s.promoteDue({ now: T0 + 100, limit: 50 }))),
       );
       let total = promoted.reduce((a, b) => a + b, 0);
-      while (total < n) total += await stores[1].promoteDue(T0 + 100, 1_000);
+      while (total < n) total += await stores[1].promoteDue({ now: T0 + 100, limit: 1_000 });
       assert.equal(total, n);
       const claimed = await Promise.all(
         stores.map((s, i) =>
-          s.claim("default", n, { workerId: `w${i}`, leaseMs: 1_000 }, T0 + 100)
+          s.claim({
+            pool: "default",
+            max: n,
+            owner: { workerId: `w${i}`, leaseMs: 1_000 },
+            now: T0 + 100,
+          })
         ),
       );
       const ids = claimed.flat().map((t) => t.id);
       assert.equal(ids.length, n);
       assert.equal(new Set(ids).size, n, "no task claimed twice");
-      assert.equal(await stores[2].promoteDue(T0 + 200, 1_000), 0);
+      assert.equal(await stores[2].promoteDue({ now: T0 + 200, limit: 1_000 }), 0);
     } finally {
       await Promise.all(stores.map((s) => s.close()));
     }
@@ -236,21 +270,28 @@ describe("redis storage: batching and fidelity", () => {
 
   it("claims a batch in priority order and completes concurrent calls in one go", async () => {
     const tasks = Array.from({ length: 60 }, (_, i) => task(`b${i}`, { priority: i % 3 }));
-    await s.enqueue(tasks, T0);
-    const claimed = await s.claim("default", 50, { workerId: "w", leaseMs: 10_000 }, T0);
+    await s.enqueue({ tasks, now: T0 });
+    const claimed = await s.claim({
+      pool: "default",
+      max: 50,
+      owner: { workerId: "w", leaseMs: 10_000 },
+      now: T0,
+    });
     assert.equal(claimed.length, 50);
     assert.deepEqual(claimed.slice(0, 3).map((t) => t.id), ["b2", "b5", "b8"]);
     assert.ok(claimed.every((t) => t.status === "running" && t.attempt === 1));
-    const done = await Promise.all(claimed.map((t) => s.complete(leaseOf(t, "w"), t.id, T0 + 10)));
+    const done = await Promise.all(
+      claimed.map((t) => s.complete({ lease: leaseOf(t, "w"), result: t.id, now: T0 + 10 })),
+    );
     assert.ok(done.every(Boolean));
     const b0 = claimed.find((t) => t.id === "b0")!;
     assert.equal(
-      await s.complete(leaseOf(b0, "w"), null, T0 + 11),
+      await s.complete({ lease: leaseOf(b0, "w"), result: null, now: T0 + 11 }),
       true,
       "a repeat answers as the first",
     );
     assert.equal(
-      await s.complete({ ...leaseOf(b0, "w"), token: "1" }, null, T0 + 11),
+      await s.complete({ lease: { ...leaseOf(b0, "w"), token: "1" }, result: null, now: T0 + 11 }),
       false,
       "another claim's token",
     );
@@ -263,12 +304,17 @@ describe("redis storage: batching and fidelity", () => {
 
   it("claims and completes 5000 tasks in one call each (beyond Lua's unpack limit)", async () => {
     const ids = Array.from({ length: 5_000 }, (_, i) => `big${i}`);
-    await s.enqueue(ids.map((id) => task(id, { pool: "big" })), T0);
-    const claimed = await s.claim("big", 5_000, { workerId: "w-big", leaseMs: 10_000 }, T0);
+    await s.enqueue({ tasks: ids.map((id) => task(id, { pool: "big" })), now: T0 });
+    const claimed = await s.claim({
+      pool: "big",
+      max: 5_000,
+      owner: { workerId: "w-big", leaseMs: 10_000 },
+      now: T0,
+    });
     assert.equal(claimed.length, 5_000);
     assert.deepEqual(new Set(claimed.map((t) => t.id)), new Set(ids));
     const done = await Promise.all(
-      claimed.map((t) => s.complete(leaseOf(t, "w-big"), null, T0 + 1)),
+      claimed.map((t) => s.complete({ lease: leaseOf(t, "w-big"), result: null, now: T0 + 1 })),
     );
     assert.ok(done.every(Boolean));
     const stats = await s.stats();
@@ -286,11 +332,25 @@ describe("redis storage: batching and fidelity", () => {
     await other.init();
     try {
       const type = "same-entry";
-      await s.enqueue([task("h1", { type, pool: "hist" }), task("h2", { type, pool: "hist" })], T0);
-      const claimed = await s.claim("hist", 2, { workerId: "w-h", leaseMs: 10_000 }, T0 + 3);
+      await s.enqueue({
+        tasks: [task("h1", { type, pool: "hist" }), task("h2", { type, pool: "hist" })],
+        now: T0,
+      });
+      const claimed = await s.claim({
+        pool: "hist",
+        max: 2,
+        owner: { workerId: "w-h", leaseMs: 10_000 },
+        now: T0 + 3,
+      });
       assert.deepEqual(claimed.map((t) => t.id), ["h1", "h2"]);
-      assert.equal(await s.complete(leaseOf(claimed[0], "w-h"), 1, T0 + 20), true);
-      assert.equal(await other.complete(leaseOf(claimed[1], "w-h"), 2, T0 + 20), true);
+      assert.equal(
+        await s.complete({ lease: leaseOf(claimed[0], "w-h"), result: 1, now: T0 + 20 }),
+        true,
+      );
+      assert.equal(
+        await other.complete({ lease: leaseOf(claimed[1], "w-h"), result: 2, now: T0 + 20 }),
+        true,
+      );
       const { items } = await s.history({ type });
       const byTask = Object.fromEntries(items.map((a) => [a.taskId, a]));
       for (const id of ["h1", "h2"]) {
@@ -326,20 +386,25 @@ describe("redis storage: batching and fidelity", () => {
       nested: { a: [1, { b: null }] },
     };
     // A pool of its own: no other test's rows can be claimed here.
-    await s.enqueue(
-      [task("f1", { type: "fidelity", pool: "fidelity", payload, key: "clé ☃" })],
-      T0,
-    );
-    const [mine] = await s.claim("fidelity", 10, { workerId: "w", leaseMs: 10_000 }, T0);
+    await s.enqueue({
+      tasks: [task("f1", { type: "fidelity", pool: "fidelity", payload, key: "clé ☃" })],
+      now: T0,
+    });
+    const [mine] = await s.claim({
+      pool: "fidelity",
+      max: 10,
+      owner: { workerId: "w", leaseMs: 10_000 },
+      now: T0,
+    });
     assert.equal(mine.id, "f1");
     assert.deepEqual(mine.payload, payload);
     assert.equal(mine.key, "clé ☃");
-    await s.fail(
-      leaseOf(mine, "w"),
-      { message: 'bad "thing" / ☃', stack: "at x" },
-      T0 + 50,
-      T0 + 1,
-    );
+    await s.fail({
+      lease: leaseOf(mine, "w"),
+      error: { message: 'bad "thing" / ☃', stack: "at x" },
+      retryAt: T0 + 50,
+      now: T0 + 1,
+    });
     const stored = await s.get("f1");
     assert.deepEqual(stored?.error, { message: 'bad "thing" / ☃', stack: "at x" });
     assert.equal(stored?.status, "retrying");
@@ -348,10 +413,13 @@ describe("redis storage: batching and fidelity", () => {
   });
 
   it("matches text filters like JavaScript's toLowerCase, beyond ASCII", async () => {
-    await s.enqueue([
-      task("u1", { type: "text", payload: { city: "ÉCOLE Straße" } }),
-      task("u2", { type: "text", payload: { city: "ecole" } }),
-    ], T0);
+    await s.enqueue({
+      tasks: [
+        task("u1", { type: "text", payload: { city: "ÉCOLE Straße" } }),
+        task("u2", { type: "text", payload: { city: "ecole" } }),
+      ],
+      now: T0,
+    });
     const hits = await s.list({ type: "text", q: "école" });
     assert.deepEqual(hits.items.map((t) => t.id), ["u1"]);
     const both = await s.list({ type: "text", q: "ECOLE" });

@@ -53,9 +53,9 @@ export const MUTANTS: Mutant[] = [
   {
     id: "dead-not-in-dlq",
     why: "a task that fails maxRetries + 1 times is in the dead-letter list",
-    file: "src/storage/redis/lua/includes/task.lua",
-    find: "local INDEXED = {waiting = true, dead = true, cancelled = true}",
-    replace: "local INDEXED = {waiting = true, cancelled = true}",
+    file: "src/storage/redis/lua/includes/move.lua",
+    find: "if INDEXED_STATUSES[status] then redis.call('ZADD',",
+    replace: "if INDEXED_STATUSES[status] and status ~= 'dead' then redis.call('ZADD',",
     tests: [REDIS],
     filter: "after maxRetries",
   },
@@ -81,16 +81,16 @@ export const MUTANTS: Mutant[] = [
   {
     id: "stall-spends-attempt",
     why: "a stalled attempt spends no retry",
-    file: "src/storage/memory/memory-storage.ts",
-    find: "  #requeue(row: Row, now: number): void {\n    row.attempt--;",
-    replace: "  #requeue(row: Row, now: number): void {\n    row.attempt -= 0;",
+    file: "src/storage/memory/moves.ts",
+    find: "  requeue(row: Row, now: number): void {\n    row.attempt--;",
+    replace: "  requeue(row: Row, now: number): void {\n    row.attempt -= 0;",
     tests: [MEMORY],
     filter: "cannot renew",
   },
   {
     id: "stall-to-back-of-queue",
     why: "a recovered task goes back ahead of later work of its priority",
-    file: "src/storage/redis/lua/includes/task.lua",
+    file: "src/storage/redis/lua/includes/requeue.lua",
     find: "move(t, 'queued', now, fields, true)",
     replace: "move(t, 'queued', now, fields, false)",
     tests: [REDIS],
@@ -108,7 +108,7 @@ export const MUTANTS: Mutant[] = [
   {
     id: "fencing-memory",
     why: "a settle of an earlier claim is refused (embedded store)",
-    file: "src/storage/memory/memory-storage.ts",
+    file: "src/storage/memory/moves.ts",
     find:
       'return row && row.status === "running" && row.workerId === lease.workerId &&\n        row.claimSeq === lease.token',
     replace: 'return row && row.status === "running" && row.workerId === lease.workerId',
@@ -376,11 +376,11 @@ export const MUTANTS: Mutant[] = [
   {
     id: "dashboard-type-filter-empties",
     why: "the dashboard's type filter shows exactly the tasks of that type",
-    file: "routes/dashboard/client-tasks.ts",
+    file: "routes/dashboard/client/paged-list.ts",
     find: "type: f.type, pool: f.pool, q: f.q, limit: 25,",
     replace: 'type: f.type && f.type + "-x", pool: f.pool, q: f.q, limit: 25,',
+    // The whole file: its tests build on each other's tasks, so one alone fails either way.
     tests: ["test/browser/dashboard.test.ts"],
-    filter: "narrows the table",
   },
   // Start commands, process managers and the way in.
   {
@@ -418,5 +418,43 @@ export const MUTANTS: Mutant[] = [
     replace: 'api.get("/", apiIndex(app, openApi, version));',
     tests: ["test/unit/api-index.test.ts"],
     filter: "needs the read role",
+  },
+  // One event path.
+  {
+    id: "own-write-events-wait-for-pubsub",
+    why: "a write's events reach the store's own subscribers at once, not after a pub/sub hop",
+    file: "src/storage/redis/queue.ts",
+    find: "    this.#events.local(insertedEvents(records));",
+    replace: "    void insertedEvents;",
+    tests: [REDIS],
+    filter: "before the call returns",
+  },
+  {
+    id: "api-node-holds-timers",
+    why: "a Scheduler that only submits (an API node) arms no timers",
+    file: "src/worker/instance.ts",
+    find: "    for (const [name, size] of Object.entries(o.pools)) this.#pool(name, size);",
+    replace: "    for (const [name, size] of Object.entries(o.pools)) this.#pool(name, size);\n" +
+      "    storage.subscribe((event) => this.#onEvent(event));",
+    tests: ["test/unit/api-node-timers.test.ts"],
+  },
+  // One source of truth between TypeScript and Lua.
+  {
+    id: "layout-guard-off",
+    why: "every script refuses a store in a layout it was not built for",
+    file: "src/storage/redis/lua/includes/prefix.lua",
+    find: "  if found ~= LAYOUT then",
+    replace: "  if false then",
+    tests: ["test/unit/redis-layout.test.ts"],
+    filter: "refuses a newer layout",
+  },
+  {
+    id: "batch-index-internal",
+    why: "batch errors name the caller's index, not the store's parents-first order",
+    file: "src/core/submission.ts",
+    find: "    const i = callerOf.get(task.id) ?? 0;",
+    replace: "    const i = m ? Number(m[1]) : 0;",
+    tests: [MEMORY],
+    filter: "names the caller's index",
   },
 ];

@@ -103,7 +103,8 @@ async function runMutant(dir: string, m: Mutant): Promise<Outcome> {
   writeFileSync(path, original.replace(m.find, m.replace));
   const t0 = performance.now();
   try {
-    if (regenerates(m)) await run(dir, ["bun", "scripts/tools/gen-lua.ts"], 60_000);
+    const gen = generator(m);
+    if (gen) await run(dir, ["bun", gen], 60_000);
     const cmd = ["bun", "test", "--timeout", "30000", ...m.tests];
     if (m.filter) cmd.push("-t", m.filter);
     const r = await run(dir, cmd, TEST_TIMEOUT_MS);
@@ -123,13 +124,18 @@ async function runMutant(dir: string, m: Mutant): Promise<Outcome> {
     };
   } finally {
     writeFileSync(path, original);
-    if (regenerates(m)) await run(dir, ["bun", "scripts/tools/gen-lua.ts"], 60_000);
+    const gen = generator(m);
+    if (gen) await run(dir, ["bun", gen], 60_000);
   }
 }
 
-/** A Lua script or its generator changed: the generated module must follow. */
-function regenerates(m: Mutant): boolean {
-  return m.file.endsWith(".lua") || m.file === "scripts/tools/lua-bundle.ts";
+/** A generator's input (or the generator) changed: the generated module must follow. */
+function generator(m: Mutant): string | null {
+  if (m.file.endsWith(".lua") || m.file === "scripts/tools/lua-bundle.ts") {
+    return "scripts/tools/gen-lua.ts";
+  }
+  if (m.file.startsWith("routes/dashboard/client/")) return "scripts/tools/gen-dashboard.ts";
+  return null;
 }
 
 function run(

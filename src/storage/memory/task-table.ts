@@ -1,7 +1,7 @@
 /**
  * @module task-table — the embedded store's tables: task rows, status counters, per-pool
- * ready heaps, the delayed heap, and retention of finished rows. No policy lives here; the
- * transitions are in memory-storage.ts.
+ * ready heaps, the delayed heap, held keys, and retention of finished rows. No policy lives
+ * here; the transitions are in queue.ts.
  */
 import { Heap } from "../../core/heap.ts";
 import {
@@ -28,6 +28,8 @@ export interface Row extends Omit<TaskRecord, "payload" | "result"> {
   seq: number;
   /** Creation order, for listings. */
   order: number;
+  /** The history seq when the task was created: its attempts all come after it. */
+  historyFrom: number;
   /** Parent id → the outcome this task needs from it. */
   conditions: Record<string, ParentCondition>;
   /** Parents whose outcome is still unknown. */
@@ -63,6 +65,8 @@ export class TaskTable {
   >;
   readonly perPool = new Map<string, { queued: number; running: number }>();
   readonly running = new Set<string>();
+  /** Key → id of the unfinished task holding it. */
+  readonly keys = new Map<string, string>();
   /** Finished rows in finishing order, for retention. Dead rows are kept (dead letters). */
   readonly finished = new Map<string, number>();
   readonly #ready = new Map<string, Heap<ReadyEntry>>();
@@ -97,6 +101,7 @@ export class TaskTable {
       workerId: null,
       seq: this.nextSeq(),
       order: this.nextSeq(),
+      historyFrom: 0,
       // Keyed by parent id, a user's name: no inherited keys (`constructor`) to collide with.
       conditions: Object.create(null),
       pendingParents: 0,

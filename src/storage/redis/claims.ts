@@ -37,6 +37,35 @@ export function claimBatcher(ctx: RedisContext): Batcher<ClaimItem, ClaimedTask[
   });
 }
 
+/**
+ * The task fields lua/claim-1.lua reads (HMGET, a generated fact) and sends back by position,
+ * except three slots the claim reuses: `status` carries the id, `attempt` the new attempt and
+ * `progress` (cleared by the claim) the claim's token. A queued task has no result,
+ * finishedAt or cancelReason, so they are not read: each field costs the claim ~0.4 us.
+ */
+export const CLAIMED_FIELDS = [
+  "status",
+  "attempt",
+  "progress",
+  "type",
+  "priority",
+  "payload",
+  "maxRetries",
+  "error",
+  "runAt",
+  "key",
+  "body",
+  "stalls",
+] as const;
+
+/** Reply position of each field (the claim's reused slots under their own names). */
+const AT = Object.fromEntries(CLAIMED_FIELDS.map((f, i) => [f, i])) as Record<
+  typeof CLAIMED_FIELDS[number],
+  number
+>;
+const ID = AT.status;
+const TOKEN = AT.progress;
+
 type Value = string | null;
 const num = (v: Value) => (v === null ? null : Number(v));
 const parse = (v: Value) => (v === null ? null : JSON.parse(v));
@@ -47,34 +76,33 @@ const parse = (v: Value) => (v === null ? null : JSON.parse(v));
  * builds from the stored hash.
  */
 function decodeClaimed(v: Value[], claim: ClaimItem): ClaimedTask {
-  const [id, attempt, token, type, priority, payload, maxRetries, error, runAt, key, body, stalls] =
-    v;
-  const b = JSON.parse(body!) as StoredBody;
+  const b = JSON.parse(v[AT.body]!) as StoredBody;
+  const stalls = v[AT.stalls];
   return {
-    token: token!,
-    id: id!,
-    type: type!,
+    token: v[TOKEN]!,
+    id: v[ID]!,
+    type: v[AT.type]!,
     status: "running",
     pool: claim.pool,
-    priority: Number(priority),
+    priority: Number(v[AT.priority]),
     // The only read that gets an http task's header values: the handler needs them.
-    payload: unsealPayload(parse(payload), b.secrets),
-    attempt: Number(attempt),
-    maxRetries: Number(maxRetries),
+    payload: unsealPayload(parse(v[AT.payload]), b.secrets),
+    attempt: Number(v[AT.attempt]),
+    maxRetries: Number(v[AT.maxRetries]),
     stalls: stalls === null ? 0 : Number(stalls),
     maxStalls: bodyMaxStalls(b),
     progress: null,
     result: null,
-    error: parse(error),
+    error: parse(v[AT.error]),
     createdAt: b.createdAt,
-    runAt: num(runAt),
+    runAt: num(v[AT.runAt]),
     startedAt: claim.now,
     finishedAt: null,
     scheduleId: b.scheduleId,
     dependsOn: b.dependsOn,
     onSuccessOf: b.onSuccessOf,
     onFailureOf: b.onFailureOf,
-    key: key ?? null,
+    key: v[AT.key] ?? null,
     timeoutMs: b.timeoutMs,
     backoff: b.backoff,
     cancelReason: null,

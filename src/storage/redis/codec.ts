@@ -50,6 +50,25 @@ export type StoredBody = Body & { secrets?: HeaderSecrets };
 /** The body of a task stored before maxStalls existed has none: the default applies. */
 export const bodyMaxStalls = (body: Partial<Body>) => body.maxStalls ?? DEFAULT_MAX_STALLS;
 
+/**
+ * The fixed ARGV entries of one encoded task, in order: lua/includes/insert.lua reads them by
+ * these names (a generated fact). Then come nDeps, the deps, nConds and (parent, "s"|"f")
+ * pairs; "" stands for null.
+ */
+export const TASK_ARGS = [
+  "id",
+  "type",
+  "pool",
+  "priority",
+  "payload",
+  "body",
+  "maxRetries",
+  "runAt",
+  "key",
+  "onSuccessOf",
+  "onFailureOf",
+] as const;
+
 /** A new task as the ARGV entries lua/includes/insert.lua reads. */
 export function encodeTask(t: NewTask): string[] {
   const conds = [...parentConditions(t)];
@@ -65,18 +84,21 @@ export function encodeTask(t: NewTask): string[] {
     maxStalls: t.maxStalls,
     ...(secrets ? { secrets } : {}),
   };
+  const fixed: Record<typeof TASK_ARGS[number], string> = {
+    id: t.id,
+    type: t.type,
+    pool: t.pool,
+    priority: String(t.priority),
+    payload: json(shown),
+    body: JSON.stringify(body),
+    maxRetries: String(t.maxRetries),
+    runAt: opt(t.runAt),
+    key: opt(t.key),
+    onSuccessOf: opt(t.onSuccessOf),
+    onFailureOf: opt(t.onFailureOf),
+  };
   return [
-    t.id,
-    t.type,
-    t.pool,
-    String(t.priority),
-    json(shown),
-    JSON.stringify(body),
-    String(t.maxRetries),
-    opt(t.runAt),
-    opt(t.key),
-    opt(t.onSuccessOf),
-    opt(t.onFailureOf),
+    ...TASK_ARGS.map((name) => fixed[name]),
     String(t.dependsOn.length),
     ...t.dependsOn,
     String(conds.length),

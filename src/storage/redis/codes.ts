@@ -3,7 +3,8 @@
  *
  * Scripts never raise for an expected outcome: they return `{code, ...details}` with a
  * negative code, and {@link checkReply} throws the matching error class with the same
- * message the embedded store uses.
+ * message the embedded store uses. The one error a script raises on purpose, a store in
+ * another data layout, becomes a StorageLayoutError in {@link scriptError}.
  */
 import {
   CapacityError,
@@ -12,9 +13,10 @@ import {
   NotFoundError,
   ValidationError,
 } from "../../core/errors.ts";
+import { layoutError } from "./layout.ts";
 import type { RedisReply } from "./transport.ts";
 
-/** Return codes shared by the scripts (documented in each script's header). */
+/** Return codes shared by the scripts (a generated fact: the scripts name them `Code.*`). */
 export const Code = {
   ok: 0,
   notFound: -1,
@@ -75,4 +77,9 @@ function keyHeld(key: string, holder: string): never {
     `Key "${key}" is held by unfinished task "${holder || "earlier in this batch"}"`,
     holder || undefined,
   );
+}
+
+/** What a failed script call throws: the layout guard's refusal as StorageLayoutError. */
+export function scriptError(error: unknown): unknown {
+  return layoutError(error) ?? error;
 }

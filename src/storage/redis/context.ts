@@ -3,12 +3,13 @@
  * runner, the key prefix and the store's options.
  */
 import type { HistoryRetention } from "../storage.ts";
+import { scriptError } from "./codes.ts";
 import { faultReporting } from "./faults.ts";
 import { ScriptRunner } from "./script-runner.ts";
-import { SCRIPTS } from "./scripts.generated.ts";
+import { type ScriptName, SCRIPTS } from "./scripts.generated.ts";
 import type { RedisReply, RedisTransport } from "./transport.ts";
 
-export type ScriptName = keyof typeof SCRIPTS;
+export type { ScriptName };
 
 /**
  * A count argument as the embedded store would use it: `loop` counts (`while n < max`)
@@ -47,11 +48,15 @@ export class RedisContext {
 
   /** Runs script `name` with KEYS[1] = the prefix. */
   run(name: ScriptName, args: string[]): Promise<RedisReply> {
-    return this.runner.run(SCRIPTS[name], [this.prefix], args);
+    return this.runner.run(SCRIPTS[name], [this.prefix], args).catch(rethrowScriptError);
   }
 
   /** The retention arguments scripts that finish tasks take: maxAgeMs, maxCount. */
   retentionArgs(): string[] {
     return [String(this.retention.maxAgeMs), String(this.retention.maxCount)];
   }
+}
+
+function rethrowScriptError(error: unknown): never {
+  throw scriptError(error);
 }

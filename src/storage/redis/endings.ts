@@ -3,8 +3,9 @@
  * script call over many tasks (applied in call order, so the outcome equals running them
  * one by one), and resubmitMatching, looped over bounded script steps.
  */
-import type { AttemptRecord, TaskError, TaskRecord } from "../../core/task.ts";
-import type { Lease } from "../storage.ts";
+import type { AttemptRecord, TaskRecord } from "../../core/task.ts";
+import type { FailParams } from "../params.ts";
+import type { EndedFilter, Lease } from "../types.ts";
 import { Batcher } from "./batcher.ts";
 import { json } from "./codec.ts";
 import type { RedisContext } from "./context.ts";
@@ -19,13 +20,6 @@ export interface CompleteItem {
   /** The attempt as this store claimed it, when it did: the script then files the history
    * entry built here instead of building it from the stored task. */
   claimed?: TaskRecord;
-}
-
-export interface FailItem {
-  lease: Lease;
-  now: number;
-  error: TaskError;
-  retryAt: number | null;
 }
 
 export function completeBatcher(ctx: RedisContext): Batcher<CompleteItem, boolean> {
@@ -45,7 +39,7 @@ export function completeBatcher(ctx: RedisContext): Batcher<CompleteItem, boolea
 
 /**
  * durationMs and the AttemptRecord JSON of a successful attempt this store claimed, as
- * lua/includes/finish.lua's recordAttempt would build them from the stored task (the
+ * lua/includes/attempts.lua's recordAttempt would build them from the stored task (the
  * script files them only while the lease is held); ["", ""] when the claim is not known.
  */
 function historyEntry(c: CompleteItem): [string, string] {
@@ -67,7 +61,7 @@ function historyEntry(c: CompleteItem): [string, string] {
   return [String(durationMs), JSON.stringify(entry)];
 }
 
-export function failBatcher(ctx: RedisContext): Batcher<FailItem, "retrying" | "dead" | null> {
+export function failBatcher(ctx: RedisContext): Batcher<FailParams, "retrying" | "dead" | null> {
   return new Batcher(async (items) => {
     const args = items.flatMap((f) => [
       f.lease.id,
@@ -85,7 +79,7 @@ export function failBatcher(ctx: RedisContext): Batcher<FailItem, "retrying" | "
 /** Resubmits matching dead or cancelled tasks, oldest first, a bounded chunk per script call. */
 export async function resubmitMatching(
   ctx: RedisContext,
-  filter: { status: "dead" | "cancelled"; type?: string; pool?: string },
+  filter: EndedFilter,
   now: number,
 ): Promise<number> {
   let total = 0;

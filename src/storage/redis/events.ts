@@ -1,19 +1,25 @@
 /**
- * @module events — the store's pub/sub channel, fanned out to in-process listeners.
+ * @module events — a Redis store's one event path: the events of its own writes, derived
+ * from script replies and delivered at once, and the store's pub/sub channel (events of
+ * every instance), fanned out to the same in-process listeners.
  *
- * One subscription per store instance, opened by `init()` (or the first listener), so
- * events published by scripts on any instance reach every listener here. Delivery is on a
- * microtask, like the embedded store's, and best effort: a message published while the
- * subscriber reconnects is lost, which is why workers also poll at a slow pace.
+ * One subscription per store instance, opened by `init()` (or the first listener). Delivery
+ * is on a microtask, like the embedded store's. Pub/sub is best effort: a message published
+ * while the subscriber reconnects is lost, which is why workers also poll at a slow pace.
+ * The pub/sub copy of an event this store already delivered arrives too, later: it is not
+ * deduplicated (another instance may publish an identical event meanwhile, and a wake-up
+ * lost to a wrong match costs a backstop poll), since every reaction is idempotent.
  */
-import type { StorageEvent } from "../storage.ts";
+import type { TaskRecord } from "../../core/task.ts";
+import { Listeners } from "../listeners.ts";
+import type { StorageEvent } from "../types.ts";
 import { decodeEvent } from "./codec.ts";
 import type { RedisTransport, Unsubscribe } from "./transport.ts";
 
 export class EventHub {
   readonly #transport: RedisTransport;
   readonly #channel: string;
-  readonly #listeners = new Set<(event: StorageEvent) => void>();
+  readonly #listeners = new Listeners();
   #subscription: Promise<Unsubscribe> | null = null;
 
   constructor(transport: RedisTransport, channel: string) {
@@ -25,10 +31,7 @@ export class EventHub {
   start(): Promise<void> {
     this.#subscription ??= this.#transport.subscribe(this.#channel, (message) => {
       const event = decodeEvent(message);
-      if (!event || this.#listeners.size === 0) return;
-      queueMicrotask(() => {
-        for (const listener of this.#listeners) listener(event);
-      });
+      if (event) this.#listeners.emit(event);
     });
     return this.#subscription.then(() => {}, (error) => {
       this.#subscription = null;
@@ -37,12 +40,15 @@ export class EventHub {
   }
 
   add(listener: (event: StorageEvent) => void): () => void {
-    this.#listeners.add(listener);
+    const off = this.#listeners.add(listener);
     // A listener added before init() still gets a subscription; failures surface in init().
     this.start().catch(() => {});
-    return () => {
-      this.#listeners.delete(listener);
-    };
+    return off;
+  }
+
+  /** Delivers the events of a write this store made (the same events its script published). */
+  local(events: Iterable<StorageEvent>): void {
+    for (const event of events) this.#listeners.emit(event);
   }
 
   async stop(): Promise<void> {
@@ -51,4 +57,22 @@ export class EventHub {
     this.#subscription = null;
     if (sub) await (await sub.catch(() => null))?.();
   }
+}
+
+/**
+ * What lua/includes/insert.lua publishes for new tasks: `ready` once per pool with queued
+ * work (as announceReady does), `delayed` per scheduled task.
+ */
+export function insertedEvents(records: readonly TaskRecord[]): StorageEvent[] {
+  const events: StorageEvent[] = [];
+  const pools = new Set<string>();
+  for (const r of records) {
+    if (r.status === "queued" && !pools.has(r.pool)) {
+      pools.add(r.pool);
+      events.push({ kind: "ready", pool: r.pool });
+    } else if (r.status === "scheduled" && r.runAt !== null) {
+      events.push({ kind: "delayed", id: r.id, runAt: r.runAt });
+    }
+  }
+  return events;
 }

@@ -4,9 +4,10 @@
  * Every key of one store lives under `<prefix>:{<tag>}:`. Redis Cluster hashes only the part
  * inside the braces, so all keys of a store share one slot and every Lua script stays
  * single-slot (no CROSSSLOT errors). Scripts get the prefix as KEYS[1] and derive the rest
- * (see lua/includes/task.lua for the layout); this module builds the same names for the few
+ * (see lua/includes/prefix.lua for the layout); this module builds the same names for the few
  * plain reads done from TypeScript.
  */
+import type { TaskStatus } from "../../core/task.ts";
 
 const FORBIDDEN = /[{}\s]/;
 
@@ -28,7 +29,7 @@ export function keyPrefix(prefix = "skedulr", tag = "default"): string {
   return `${prefix}:{${tag}}:`;
 }
 
-/** Key names derived from a prefix, matching lua/includes/task.lua. */
+/** Key names derived from a prefix, matching lua/includes/prefix.lua. */
 export const keys = {
   task: (p: string, id: string) => `${p}task:${id}`,
   children: (p: string, id: string) => `${p}children:${id}`,
@@ -40,9 +41,17 @@ export const keys = {
   controlPools: (p: string) => `${p}control-pools`,
   control: (p: string) => `${p}control`,
   events: (p: string) => `${p}events`,
+  /** Hash: `layout`, the data layout version (layout.ts). */
+  meta: (p: string) => `${p}meta`,
 };
 
-/** Width of the sequence number that prefixes members of ready, delayed and schedule sets. */
+/** Statuses with their own `status:<status>` index (rare ones); listings of others scan `all`. */
+export const INDEXED_STATUSES: ReadonlySet<TaskStatus> = new Set(["waiting", "dead", "cancelled"]);
+
+/**
+ * Width of the sequence number that prefixes members of ready, delayed, schedule and history
+ * sets: zero-padded, so members with equal scores sort by it.
+ */
 export const SEQ_WIDTH = 16;
 
 /** The id inside a `<seq><id>` member. */

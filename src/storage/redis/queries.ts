@@ -1,5 +1,5 @@
 /**
- * @module queries — listings and statistics over Redis: list, history, stats.
+ * @module queries — listings and statistics over Redis: list, children, history, stats.
  *
  * Listings run a bounded Lua step at a time (at most a few thousand entries examined per
  * call, so no call blocks Redis for long) and loop until the page is full. Lua filters
@@ -8,15 +8,14 @@
  */
 import type { AttemptRecord, TaskRecord } from "../../core/task.ts";
 import { ALL_STATUSES, type TaskStatus } from "../../core/task.ts";
-import type { Page, StorageStats, TaskFilter } from "../storage.ts";
+import type { HistoryFilter, Page, PageRequest, StorageStats, TaskFilter } from "../types.ts";
 import { attemptMatcher, pageLimit, taskMatcher } from "../filter.ts";
-import { durationStats } from "../memory/stats-window.ts";
+import { durationStats } from "../stats.ts";
 import { decodeTask } from "./codec.ts";
 import type { RedisContext } from "./context.ts";
+import { storageError } from "./faults.ts";
+import { INDEXED_STATUSES, keys } from "./keys.ts";
 import type { RedisReply } from "./transport.ts";
-
-/** Statuses with their own index (lua/includes/task.lua); others are found by scanning. */
-const INDEXED = new Set(["waiting", "dead", "cancelled"]);
 
 /** Entries one Lua step may examine. */
 const STEP_BUDGET = 2_000;
@@ -41,7 +40,9 @@ export async function listTasks(ctx: RedisContext, filter: TaskFilter): Promise<
   const limit = pageLimit(filter);
   const match = taskMatcher(filter);
   const wanted = statuses(filter);
-  const index = wanted.length === 1 && INDEXED.has(wanted[0]) ? `status:${wanted[0]}` : "all";
+  const index = wanted.length === 1 && INDEXED_STATUSES.has(wanted[0] as TaskStatus)
+    ? `status:${wanted[0]}`
+    : "all";
   let bound = startBound(filter.cursor, null);
   const found: { record: TaskRecord; order: number }[] = [];
   while (bound && found.length <= limit) {
@@ -68,13 +69,52 @@ export async function listTasks(ctx: RedisContext, filter: TaskFilter): Promise<
   };
 }
 
+/**
+ * The children list of task `id` (`children:<id>`, "<s|f><childId>" entries in the order
+ * they were added), a page at a time: one LRANGE, then the records in one pipeline. The
+ * cursor is an offset into the list, which only grows while its task is kept.
+ */
+export async function listChildren(
+  ctx: RedisContext,
+  id: string,
+  page: PageRequest,
+): Promise<Page<TaskRecord>> {
+  const limit = pageLimit(page);
+  const from = page.cursor ? Math.max(0, Math.floor(Number(page.cursor)) || 0) : 0;
+  const entries = await ctx.transport.send(
+    ["LRANGE", keys.children(ctx.prefix, id), String(from), String(from + limit)],
+  ) as string[];
+  const ids = entries.slice(0, limit).map((entry) => String(entry).slice(1));
+  const next = entries.length > limit ? String(from + limit) : null;
+  if (ids.length === 0) return { items: [], next };
+  const rows = await ctx.transport.pipeline(ids.map((c) => ["HGETALL", keys.task(ctx.prefix, c)]));
+  const items: TaskRecord[] = [];
+  for (const row of rows) {
+    if (row instanceof Error) throw storageError(row);
+    const decoded = decodeTask(row);
+    if (decoded) items.push(decoded.record);
+  }
+  return { items, next };
+}
+
+/**
+ * Attempts newest first, in bounded steps. With `taskId` the steps stop at the task's
+ * creation: its attempts all have a history seq above its `order` (one counter makes both).
+ */
 export async function listHistory(
   ctx: RedisContext,
-  filter: TaskFilter,
+  filter: HistoryFilter,
 ): Promise<Page<AttemptRecord>> {
   const limit = pageLimit(filter);
   const match = attemptMatcher(filter);
   let bound = startBound(filter.cursor, "+inf");
+  let floor = -Infinity;
+  if (filter.taskId !== undefined) {
+    const order = await ctx.transport.send(["HGET", keys.task(ctx.prefix, filter.taskId), "order"]);
+    if (order !== null && order !== undefined) floor = Number(order);
+  }
+  // The script's text pre-filter narrows a task's attempts to those naming its id.
+  const q = (filter.q ?? filter.taskId ?? "").toLowerCase();
   const found: { attempt: AttemptRecord; seq: string }[] = [];
   while (bound && found.length <= limit) {
     const reply = await ctx.run("history", [
@@ -82,14 +122,19 @@ export async function listHistory(
       statuses(filter).join(","),
       filter.type ?? "",
       filter.pool ?? "",
-      filter.q?.toLowerCase() ?? "",
+      q,
       String(limit + 1 - found.length),
       String(STEP_BUDGET),
     ]) as RedisReply[];
     bound = String(reply[0]);
+    if (bound && Number(bound.slice(1)) <= floor) bound = "";
     for (let i = 1; i + 1 < reply.length; i += 2) {
       const attempt = JSON.parse(String(reply[i + 1])) as AttemptRecord;
-      if (match(attempt)) found.push({ attempt, seq: String(reply[i]) });
+      // Attempts before the creation belong to an earlier task of the same id (row retention
+      // dropped it, history kept them): not this task's.
+      if (match(attempt) && Number(reply[i]) > floor) {
+        found.push({ attempt, seq: String(reply[i]) });
+      }
     }
   }
   const page = found.slice(0, limit);

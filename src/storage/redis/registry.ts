@@ -1,8 +1,9 @@
 /**
  * @module registry — schedules, pool controls and live instances over Redis.
  */
-import type { NewTask, ScheduleRecord } from "../../core/task.ts";
-import type { FireResult, InstanceInfo, PoolControl } from "../storage.ts";
+import type { ScheduleRecord } from "../../core/task.ts";
+import type { FireParams } from "../params.ts";
+import type { FireResult, InstanceInfo, PoolControl, StorageEvent } from "../types.ts";
 import { checkReply } from "./codes.ts";
 import { decodeSchedule, encodeTask } from "./codec.ts";
 import { countArg, type RedisContext } from "./context.ts";
@@ -57,23 +58,27 @@ export async function dueMembers(
   return out;
 }
 
-export async function fireSchedule(
-  ctx: RedisContext,
-  id: string,
-  occurrenceAt: number,
-  nextRunAt: number,
-  run: NewTask,
-  now: number,
-): Promise<FireResult> {
+export async function fireSchedule(ctx: RedisContext, p: FireParams): Promise<FireResult> {
   const reply = await ctx.run("fireSchedule", [
-    String(now),
-    id,
-    String(occurrenceAt),
-    String(nextRunAt),
-    ...encodeTask(run),
+    String(p.now),
+    p.id,
+    String(p.occurrenceAt),
+    String(p.nextRunAt),
+    ...encodeTask(p.run),
   ]) as RedisReply[];
   if (reply[0] !== 1) return { fired: false, taskId: null };
   return { fired: true, taskId: reply[1] === undefined ? null : String(reply[1]) };
+}
+
+/** What lua/fireSchedule-1.lua published for a firing: the schedule moved, its run filed. */
+export function firedEvents(p: FireParams, result: FireResult): StorageEvent[] {
+  const events: StorageEvent[] = [{ kind: "schedule", id: p.id, nextRunAt: p.nextRunAt }];
+  if (result.taskId === null) return events;
+  // A run has no parents: it is scheduled when due later, else queued.
+  const { runAt } = p.run;
+  if (runAt !== null && runAt > p.now) events.push({ kind: "delayed", id: p.run.id, runAt });
+  else events.push({ kind: "ready", pool: p.run.pool });
+  return events;
 }
 
 export async function poolControls(ctx: RedisContext): Promise<PoolControl[]> {

@@ -12,13 +12,16 @@
   Keys: schedule:<id> hash {json, nextRunAt, lastRunId, lastRunAt, skipIfRunning, order};
   schedules zset (score nextRunAt, member order(16)..id: due ones, ties in creation order);
   schedule-ids zset (score order: listing in creation order).
-  Publishes schedule{id, nextRunAt}. Returns {0}, or {-7} when the id is in use.
+  Publishes schedule{id, nextRunAt}. Returns {Code.ok}, or {Code.scheduleIdInUse} when the id
+  is in use.
 ]]
---- @include "task"
+--- @include "prefix"
+--- @include "seq"
+--- @include "publish"
 
 local id = ARGV[1]
 local k = P .. 'schedule:' .. id
-if redis.call('EXISTS', k) == 1 then return {-7} end
+if redis.call('EXISTS', k) == 1 then return {Code.scheduleIdInUse} end
 local order = nextSeq()
 redis.call('HSET', k, 'json', ARGV[2], 'nextRunAt', ARGV[3], 'skipIfRunning', ARGV[4],
   'order', order)
@@ -27,4 +30,4 @@ if ARGV[6] ~= '' then redis.call('HSET', k, 'lastRunAt', ARGV[6]) end
 redis.call('ZADD', P .. 'schedules', ARGV[3], seqMember(order, id))
 redis.call('ZADD', P .. 'schedule-ids', order, id)
 publish({kind = 'schedule', id = id, nextRunAt = tonumber(ARGV[3])})
-return {0}
+return {Code.ok}

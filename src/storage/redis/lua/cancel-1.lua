@@ -15,24 +15,27 @@
   through a `cancel` event (and loses the lease at its next renewal).
 
   Returns
-    {0, record}      cancelled; record is the flat HGETALL list after the change
-    {-1}             unknown task
-    {-6, status}     already finished (succeeded, dead or cancelled)
+    {Code.ok, record}          cancelled; record is the flat HGETALL list after the change
+    {Code.notFound}            unknown task
+    {Code.wrongStatus, status} already finished (one of FINAL_STATUSES)
 ]]
---- @include "task"
+--- @include "load"
+--- @include "publish"
+--- @include "record"
+--- @include "attempts"
+--- @include "finish"
+--- @include "done"
 
 local now, id = tonumber(ARGV[1]), ARGV[2]
 RETENTION.maxAgeMs, RETENTION.maxCount = tonumber(ARGV[4]), tonumber(ARGV[5])
 
 local t = load(id)
-if not t then return {-1} end
-if t.status == 'succeeded' or t.status == 'dead' or t.status == 'cancelled' then
-  return {-6, t.status}
-end
+if not t then return {Code.notFound} end
+if FINAL_STATUSES[t.status] then return {Code.wrongStatus, t.status} end
 local wasRunning = t.status == 'running'
 -- A running attempt ends here: history keeps it, with the reason as its error.
 if wasRunning then recordAttempt(t, 'cancelled', cjson.encode({message = ARGV[3]}), now) end
 finish(t, 'cancelled', now, {'cancelReason', ARGV[3]})
 if wasRunning then publish({kind = 'cancel', id = id}) end
 -- The record as cancelled, read before retention may delete the row.
-return done({0, record(id)})
+return done({Code.ok, record(id)})

@@ -2,7 +2,7 @@
   claim: takes queued tasks under a lease (batched claim), for one or more pools at once.
 
   FLAGS allow-oom      (runs above maxmemory: a full Redis must not refuse it)
-  KEYS[1]  key prefix `<name>:{<tag>}:` (includes/task.lua derives ready:<pool>, leases, ...)
+  KEYS[1]  key prefix `<name>:{<tag>}:` (derives ready:<pool>, leases, ...: includes/prefix.lua)
   ARGV     one or more claims of 5 entries each, applied in order:
     ARGV[i]      now (epoch ms)
     ARGV[i + 1]  pool
@@ -19,20 +19,22 @@
   Returns one list per claim, in ARGV order, of the claimed tasks, each as the values of
   CLAIMED_FIELDS (nil for an absent field) with the id in place of status, the new attempt
   in place of the old, and the claim's token (its claimSeq, which every settle of this
-  attempt must present) in place of progress: a claimed task is decoded by position (src/storage/redis/
-  claims.ts keeps the same list), which halves the reply and spares the worker one
-  field-name string per value. The fields the claim itself sets (status, pool, startedAt,
-  workerId, progress) are not sent back.
+  attempt must present) in place of progress: a claimed task is decoded by position
+  (CLAIMED_FIELDS comes from src/storage/redis/claims.ts), which halves the reply and spares
+  the worker one field-name string per value. The fields the claim itself sets (status,
+  pool, startedAt, workerId, progress) are not sent back.
 ]]
---- @include "task"
+--- @include "prefix"
+--- @include "tkey"
+--- @include "values"
+--- @include "chunked"
+--- @include "bump"
+--- @include "pools"
+--- @include "done"
 
--- Read before the task is marked running; src/storage/redis/claims.ts decodes the reply by
--- position: the id, new attempt and token replace `status`, `attempt` and `progress`
--- (cleared by the claim), and the rest are stored values. A queued task has no result,
--- finishedAt or cancelReason (only a final status sets them, and resubmit clears them), so
--- they are not read: each field costs the claim about 0.4 us.
-local CLAIMED_FIELDS = {'status', 'attempt', 'progress', 'type', 'priority', 'payload',
-  'maxRetries', 'error', 'runAt', 'key', 'body', 'stalls'}
+-- CLAIMED_FIELDS are read before the task is marked running; the id, new attempt and token
+-- then replace `status`, `attempt` and `progress` (cleared by the claim).
+local STATUS, ATTEMPT, PROGRESS = CLAIMED_AT.status, CLAIMED_AT.attempt, CLAIMED_AT.progress
 
 local function claim(now, pool, max, workerId, leaseUntil)
   local paused = redis.call('HMGET', P .. 'control', 'paused:*', 'paused:' .. pool)
@@ -46,18 +48,18 @@ local function claim(now, pool, max, workerId, leaseUntil)
   local out, leases = {}, {}
   local claimSeq = redis.call('INCRBY', P .. 'seq', #popped) - #popped
   for i = 1, #popped do
-    local id = string.sub(popped[i], 17)
+    local id = string.sub(popped[i], SEQ_WIDTH + 1)
     local k = tkey(id)
     local v = redis.call('HMGET', k, unpack(CLAIMED_FIELDS))
     -- Members of ready:<pool> are queued tasks; the check guards against a corrupted set.
-    if v[1] == 'queued' then
-      local attempt, token = tonumber(v[2]) + 1, text(claimSeq + i)
+    if v[STATUS] == 'queued' then
+      local attempt, token = tonumber(v[ATTEMPT]) + 1, text(claimSeq + i)
       redis.call('HSET', k, 'status', 'running', 'attempt', text(attempt), 'startedAt', now,
         'workerId', workerId, 'claimSeq', token)
-      if v[3] then redis.call('HDEL', k, 'progress') end
+      if v[PROGRESS] then redis.call('HDEL', k, 'progress') end
       leases[#leases + 1] = leaseUntil
       leases[#leases + 1] = id
-      v[1], v[2], v[3] = id, attempt, token
+      v[STATUS], v[ATTEMPT], v[PROGRESS] = id, attempt, token
       out[#out + 1] = v
     end
   end

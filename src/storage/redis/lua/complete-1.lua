@@ -22,7 +22,13 @@
   are most of a busy store's script time, and the general path's table building and
   dispatch were a third of it.
 ]]
---- @include "task"
+--- @include "tkey"
+--- @include "bump"
+--- @include "defer"
+--- @include "load"
+--- @include "attempts"
+--- @include "finish"
+--- @include "done"
 
 RETENTION.maxAgeMs, RETENTION.maxCount = tonumber(ARGV[1]), tonumber(ARGV[2])
 

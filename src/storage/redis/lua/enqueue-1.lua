@@ -1,7 +1,7 @@
 --[[
   enqueue: stores a batch of new tasks, all or none.
 
-  KEYS[1]  key prefix `<name>:{<tag>}:`; every other key derives from it (includes/task.lua)
+  KEYS[1]  key prefix `<name>:{<tag>}:`; every other key derives from it (includes/prefix.lua)
   ARGV[1]  now (epoch ms)
   ARGV[2]  maxUnfinished, or "" for no limit
   ARGV[3]  number of tasks N
@@ -12,15 +12,19 @@
   parents are collected over the whole batch; capacity comes last.
 
   Returns
-    {0, status_1, cancelReason_1, ..., status_N, cancelReason_N}   stored ("" = no reason)
-    {-2, id}                 id already in use
-    {-3, key, holderId}      key held (holderId "" when the holder is earlier in the batch)
-    {-4, path, parentId, ...} unknown parents: (path, parentId) pairs, path like "[1].dependsOn[0]"
-    {-5, limit}              capacity: more than maxUnfinished unfinished tasks
+    {Code.ok, status_1, cancelReason_1, ..., status_N, cancelReason_N}  stored ("" = none)
+    {Code.idInUse, id}                 id already in use
+    {Code.keyHeld, key, holderId}      key held ("" when the holder is earlier in the batch)
+    {Code.unknownParent, path, parentId, ...}  unknown parents: (path, parentId) pairs, path
+                                       like "[1].dependsOn[0]"
+    {Code.capacity, limit}             more than maxUnfinished unfinished tasks
   Publishes ready{pool} per pool with new queued work and delayed{id, runAt} per delayed task.
 ]]
---- @include "task"
+--- @include "prefix"
+--- @include "tkey"
+--- @include "values"
 --- @include "insert"
+--- @include "done"
 
 local now = tonumber(ARGV[1])
 local limit = num(ARGV[2])
@@ -41,10 +45,10 @@ for j = 1, n do
   starts[j] = i
   local t
   t, i = readTask(ARGV, i)
-  if ids[t.id] or redis.call('EXISTS', tkey(t.id)) == 1 then return {-2, t.id} end
+  if ids[t.id] or redis.call('EXISTS', tkey(t.id)) == 1 then return {Code.idInUse, t.id} end
   if t.key then
     local holder = redis.call('HGET', P .. 'keys', t.key)
-    if holder or keys[t.key] then return {-3, t.key, holder or ''} end
+    if holder or keys[t.key] then return {Code.keyHeld, t.key, holder or ''} end
     keys[t.key] = true
   end
   at = n > 1 and ('[' .. (j - 1) .. '].') or ''
@@ -54,18 +58,17 @@ for j = 1, n do
   ids[t.id] = true
 end
 if #issues > 0 then
-  table.insert(issues, 1, -4)
+  table.insert(issues, 1, Code.unknownParent)
   return issues
 end
 if limit then
   local unfinished = 0
-  local c = redis.call('HMGET', P .. 'counts', 'scheduled', 'waiting', 'queued', 'running',
-    'retrying')
-  for j = 1, 5 do unfinished = unfinished + (tonumber(c[j]) or 0) end
-  if unfinished + n > limit then return {-5, limit} end
+  local c = redis.call('HMGET', P .. 'counts', unpack(UNFINISHED_STATUSES))
+  for j = 1, #UNFINISHED_STATUSES do unfinished = unfinished + (tonumber(c[j]) or 0) end
+  if unfinished + n > limit then return {Code.capacity, limit} end
 end
 
-local out = {0}
+local out = {Code.ok}
 for j = 1, n do
   local status, reason = insertTask(readTask(ARGV, starts[j]), now)
   out[#out + 1] = status

@@ -14,7 +14,13 @@
   Returns one entry per task: "retrying", "dead", or "" when the lease was not held. A call
   retried after its first reply was lost gets the outcome that first call stored.
 ]]
---- @include "task"
+--- @include "tkey"
+--- @include "values"
+--- @include "bump"
+--- @include "owned"
+--- @include "fail-task"
+--- @include "retention"
+--- @include "done"
 
 RETENTION.maxAgeMs, RETENTION.maxCount = tonumber(ARGV[1]), tonumber(ARGV[2])
 

@@ -15,8 +15,12 @@
   Returns {0} not fired (unknown, or another instance fired it), {1} fired but skipped,
   {1, runId} fired and enqueued.
 ]]
---- @include "task"
+--- @include "prefix"
+--- @include "tkey"
+--- @include "seq"
+--- @include "publish"
 --- @include "insert"
+--- @include "done"
 
 local now, id = tonumber(ARGV[1]), ARGV[2]
 local k = P .. 'schedule:' .. id
@@ -28,7 +32,7 @@ redis.call('ZADD', P .. 'schedules', ARGV[4], member)
 publish({kind = 'schedule', id = id, nextRunAt = tonumber(ARGV[4])})
 if s[3] == '1' and s[4] then
   local last = redis.call('HGET', tkey(s[4]), 'status')
-  if last and last ~= 'succeeded' and last ~= 'dead' and last ~= 'cancelled' then return {1} end
+  if last and not FINAL_STATUSES[last] then return {1} end
 end
 local run = readTask(ARGV, 5)
 insertTask(run, now)

@@ -6,7 +6,7 @@
 
   Returns one entry per schedule found: {json, nextRunAt, lastRunId|false, lastRunAt|false}.
 ]]
---- @include "task"
+--- @include "prefix"
 
 local ids = ARGV
 if #ids == 0 then ids = redis.call('ZRANGE', P .. 'schedule-ids', 0, -1) end

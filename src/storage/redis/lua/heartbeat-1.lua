@@ -11,7 +11,8 @@
   id -> "<expiresAt>|<json>". Expiry is judged against the caller's clock, not Redis's.
   Returns 0.
 ]]
---- @include "task"
+--- @include "prefix"
+--- @include "seq"
 
 redis.call('ZADD', P .. 'instances', 'NX', nextSeq(), ARGV[1])
 redis.call('HSET', P .. 'instance-info', ARGV[1], ARGV[2] .. '|' .. ARGV[3])

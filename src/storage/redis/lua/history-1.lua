@@ -13,7 +13,7 @@
   Returns {nextBound, seq, json, seq, json, ...}; nextBound is "(<seq>" to continue from,
   or "" when history is exhausted.
 ]]
---- @include "task"
+--- @include "prefix"
 --- @include "listing"
 
 local matches = listingFilter(ARGV[2], ARGV[3], ARGV[4])
@@ -21,7 +21,7 @@ local q = ARGV[5]
 
 return scanNewestFirst(P .. 'history', ARGV[1], tonumber(ARGV[6]), tonumber(ARGV[7]),
   function(member, seq, out)
-    local json = string.sub(member, 17)
+    local json = string.sub(member, SEQ_WIDTH + 1)
     local a = cjson.decode(json)
     if not matches(a.status, a.type, a.pool) then return false end
     if q ~= '' then

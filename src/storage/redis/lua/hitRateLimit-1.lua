@@ -17,7 +17,8 @@
   Returns {1, 0} when allowed, or {0, retryAfterMs}: ms until the oldest hit inside the
   window leaves it (at least 1).
 ]]
-local k = KEYS[1] .. 'rate:' .. ARGV[1]
+--- @include "prefix"
+local k = P .. 'rate:' .. ARGV[1]
 local limit, window, now = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local inside, oldest = 0, nil
 for _, v in ipairs(redis.call('LRANGE', k, 0, limit - 1)) do

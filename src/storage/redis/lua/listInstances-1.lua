@@ -6,7 +6,7 @@
 
   An instance has expired when its expiresAt < now. Returns the info JSON of each live one.
 ]]
---- @include "task"
+--- @include "prefix"
 
 local now = tonumber(ARGV[1])
 local out = {}

@@ -17,7 +17,9 @@
   applies the exact filter. Returns {nextBound, record, record, ...}: records are flat
   HGETALL lists; nextBound is "(<order>" to continue from, or "" when the index is exhausted.
 ]]
---- @include "task"
+--- @include "prefix"
+--- @include "tkey"
+--- @include "record"
 --- @include "listing"
 
 local matches = listingFilter(ARGV[3], ARGV[4], ARGV[5])

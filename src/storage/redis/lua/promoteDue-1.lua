@@ -10,13 +10,16 @@
   promoted exactly once however many instances race here. Publishes ready{pool} once per
   pool touched. Returns how many were promoted.
 ]]
---- @include "task"
+--- @include "prefix"
+--- @include "load"
+--- @include "move"
+--- @include "done"
 
 local now = tonumber(ARGV[1])
 local due = redis.call('ZRANGEBYSCORE', P .. 'delayed', '-inf', now, 'LIMIT', 0, tonumber(ARGV[2]))
 local n = 0
 for _, member in ipairs(due) do
-  local t = load(string.sub(member, 17))
+  local t = load(string.sub(member, SEQ_WIDTH + 1))
   if t then
     move(t, 'queued', now)
     n = n + 1

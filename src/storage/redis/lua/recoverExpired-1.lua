@@ -8,19 +8,28 @@
   ARGV[2]  limit (expired leases per call)
   ARGV[3]  history maxAgeMs
   ARGV[4]  history maxCount
-  ARGV[5]  maxStalls of a task stored without one (DEFAULT_MAX_STALLS in src/core/task.ts)
 
   A lease has expired when leaseUntil < now. Expired tasks are taken in the order they were
   claimed. A lost worker is not the task's failure: the attempt is recorded in history as
   `stalled`, `stalls` grows by one, totals.stalled too, and the task goes back to the front
   of its queue with its attempt number restored (no retry spent). Past `maxStalls` (in the
-  task's body) the task is dead instead: history "dead", the dead-letter list, children
+  task's body, else DEFAULT_MAX_STALLS) the task is dead instead: history "dead", the dead-letter list, children
   settled, and an error that says it kept losing its worker.
 
   Returns {recovered, pending}: how many leases were recovered, and 1 when deferred
   cascades remain (the caller runs this again soon), else 0.
 ]]
---- @include "task"
+--- @include "prefix"
+--- @include "tkey"
+--- @include "values"
+--- @include "bump"
+--- @include "load"
+--- @include "requeue"
+--- @include "attempts"
+--- @include "finish"
+--- @include "fail-task"
+--- @include "retention"
+--- @include "done"
 
 local now, limit = tonumber(ARGV[1]), tonumber(ARGV[2])
 RETENTION.maxAgeMs, RETENTION.maxCount = tonumber(ARGV[3]), tonumber(ARGV[4])
@@ -45,7 +54,7 @@ for i = 1, math.min(limit, #expired) do
   local k = tkey(t.id)
   local v = redis.call('HMGET', k, 'stalls', 'body')
   local stalls = (tonumber(v[1]) or 0) + 1
-  local maxStalls = tonumber(cjson.decode(v[2]).maxStalls) or tonumber(ARGV[5])
+  local maxStalls = tonumber(cjson.decode(v[2]).maxStalls) or DEFAULT_MAX_STALLS
   local lost = 'lease expired (worker ' .. (t.workerId or '') .. ' lost)'
   bump(P .. 'totals', 'stalled', 1)
   if stalls > maxStalls then

@@ -12,7 +12,9 @@
   position it had before it ran), with its attempt count restored, startedAt cleared and
   the claim's token void. Returns how many were released.
 ]]
---- @include "task"
+--- @include "owned"
+--- @include "requeue"
+--- @include "done"
 
 local now = tonumber(ARGV[1])
 local n = 0

@@ -17,7 +17,11 @@
   claimed by workerId at that startedAt. They go back to the front of their queue with the
   attempt restored (the worker never started them). Returns how many were released.
 ]]
---- @include "task"
+--- @include "prefix"
+--- @include "values"
+--- @include "load"
+--- @include "requeue"
+--- @include "done"
 
 local now, pool, workerId, claimedAt = tonumber(ARGV[1]), ARGV[2], ARGV[3], ARGV[4]
 local score = text(tonumber(claimedAt) + tonumber(ARGV[5]))

@@ -7,7 +7,7 @@
 
   Returns 1 when it was registered, else 0.
 ]]
---- @include "task"
+--- @include "prefix"
 
 redis.call('HDEL', P .. 'instance-info', ARGV[1])
 return redis.call('ZREM', P .. 'instances', ARGV[1])

@@ -7,7 +7,8 @@
 
   Returns 1 when removed, 0 when unknown.
 ]]
---- @include "task"
+--- @include "prefix"
+--- @include "seq"
 
 local id = ARGV[1]
 local k = P .. 'schedule:' .. id

@@ -11,7 +11,10 @@
   A lease is held while the task is running under that claim of workerId (cancelled,
   recovered, claimed again or finished tasks are not). Returns the ids whose lease was lost.
 ]]
---- @include "task"
+--- @include "prefix"
+--- @include "tkey"
+--- @include "values"
+--- @include "chunked"
 
 local leaseUntil = text(tonumber(ARGV[1]) + tonumber(ARGV[3]))
 local lost, renewed = {}, {}

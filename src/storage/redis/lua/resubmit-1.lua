@@ -9,17 +9,19 @@
   out of the dead-letter list; its key taken again.
 
   Returns
-    {0, record}            queued; record is the flat HGETALL list
-    {-1}                   unknown task
-    {-6, status}           not dead or cancelled
-    {-3, key, holderId}    its key is held by another unfinished task
+    {Code.ok, record}              queued; record is the flat HGETALL list
+    {Code.notFound}                unknown task
+    {Code.wrongStatus, status}     not dead or cancelled
+    {Code.keyHeld, key, holderId}  its key is held by another unfinished task
 ]]
---- @include "task"
+--- @include "load"
+--- @include "record"
 --- @include "revive"
+--- @include "done"
 
 local now, id = tonumber(ARGV[1]), ARGV[2]
 local t = load(id)
-if not t then return {-1} end
+if not t then return {Code.notFound} end
 local code, a, b = revive(t, now)
-if code ~= 0 then return {code, a, b} end
-return done({0, record(id)})
+if code ~= Code.ok then return {code, a, b} end
+return done({Code.ok, record(id)})

@@ -13,8 +13,10 @@
   A task whose key another unfinished task now holds stays where it is.
   Returns {resubmitted, nextCursor}; nextCursor is "" when the index is exhausted.
 ]]
---- @include "task"
+--- @include "prefix"
+--- @include "load"
 --- @include "revive"
+--- @include "done"
 
 local now, status, wantType, wantPool = tonumber(ARGV[1]), ARGV[2], ARGV[3], ARGV[4]
 local chunk = tonumber(ARGV[6])
@@ -26,7 +28,7 @@ for i = 1, #entries, 2 do
   last = entries[i + 1]
   local t = load(entries[i])
   if t and (wantType == '' or t.type == wantType) and (wantPool == '' or t.pool == wantPool) then
-    if revive(t, now) == 0 then n = n + 1 end
+    if revive(t, now) == Code.ok then n = n + 1 end
   end
 end
 if #entries < 2 * chunk then last = '' end

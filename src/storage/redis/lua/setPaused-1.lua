@@ -10,7 +10,9 @@
   resume ready{pool} for every pool with a control entry so idle workers claim at once.
   Returns 0.
 ]]
---- @include "task"
+--- @include "prefix"
+--- @include "seq"
+--- @include "publish"
 
 local pool, paused = ARGV[1], ARGV[2]
 local pools = P .. 'control-pools'

@@ -9,7 +9,9 @@
   Keys: control hash {size:<pool>, paused:<pool> = "1"|"0"}; control-pools zset (pools with
   any control, in first-use order). Publishes control. Returns 0.
 ]]
---- @include "task"
+--- @include "prefix"
+--- @include "seq"
+--- @include "publish"
 
 local pool = ARGV[1]
 redis.call('ZADD', P .. 'control-pools', 'NX', nextSeq(), pool)

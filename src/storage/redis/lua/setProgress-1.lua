@@ -10,7 +10,8 @@
 
   Returns 1 when stored, 0 when the lease is not held.
 ]]
---- @include "task"
+--- @include "tkey"
+--- @include "owned"
 
 if not owned(ARGV[1], ARGV[2], ARGV[3]) then return 0 end
 redis.call('HSET', tkey(ARGV[1]), 'progress', ARGV[4])

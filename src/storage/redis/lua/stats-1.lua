@@ -13,13 +13,11 @@
   The figures (mean, median, percentiles) are computed by the caller. Bounded: the first
   1000 pools and the first 1000 task types (by first use) are reported.
 ]]
---- @include "task"
+--- @include "prefix"
 
-local statuses = {'scheduled', 'waiting', 'queued', 'running', 'retrying', 'succeeded', 'dead',
-  'cancelled'}
 local counts = {}
-local c = redis.call('HMGET', P .. 'counts', unpack(statuses))
-for i, s in ipairs(statuses) do
+local c = redis.call('HMGET', P .. 'counts', unpack(ALL_STATUSES))
+for i, s in ipairs(ALL_STATUSES) do
   counts[#counts + 1] = s
   counts[#counts + 1] = tonumber(c[i] or '0')
 end

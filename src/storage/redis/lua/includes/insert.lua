@@ -2,21 +2,27 @@
   Reading new tasks from ARGV and inserting them (enqueue, fireSchedule).
 
   One task is encoded as consecutive ARGV entries (see src/storage/redis/codec.ts):
-    id, type, pool, priority, payload JSON, body JSON, maxRetries, runAt|"", key|"",
-    onSuccessOf|"", onFailureOf|"", nDeps, dep_1..dep_nDeps, nConds,
+    TASK_ARGS (id, type, pool, priority, payload JSON, body JSON, maxRetries, runAt|"",
+    key|"", onSuccessOf|"", onFailureOf|""), nDeps, dep_1..dep_nDeps, nConds,
     (parentId, "s"|"f") x nConds
   The workflow fields repeat what body holds so validation can name `dependsOn[i]`; the
   conditions are the deduplicated parents in order, each with the outcome it needs.
 ]]
+--- @include "prefix"
+--- @include "tkey"
+--- @include "values"
+--- @include "seq"
+--- @include "move"
+--- @include "outcome"
+
 local function readTask(argv, i)
-  local t = {
-    id = argv[i], type = argv[i + 1], pool = argv[i + 2], priority = argv[i + 3],
-    payload = argv[i + 4], body = argv[i + 5], maxRetries = argv[i + 6],
-    runAt = num(argv[i + 7]), key = argv[i + 8] ~= '' and argv[i + 8] or nil,
-    onSuccessOf = argv[i + 9], onFailureOf = argv[i + 10], deps = {}, conds = {},
-  }
-  local n = tonumber(argv[i + 11])
-  i = i + 12
+  local t = {deps = {}, conds = {}}
+  for j, field in ipairs(TASK_ARGS) do t[field] = argv[i + j - 1] end
+  t.runAt = num(t.runAt)
+  if t.key == '' then t.key = nil end
+  i = i + #TASK_ARGS
+  local n = tonumber(argv[i])
+  i = i + 1
   for j = 1, n do t.deps[j] = argv[i + j - 1] end
   i = i + n
   n = tonumber(argv[i])

@@ -1,17 +1,22 @@
 --[[
   Reviving a dead or cancelled task (resubmit, resubmitMatching).
 ]]
--- Returns 0, or an error code with details: -6 (status) or -3 (key, holder).
+--- @include "prefix"
+--- @include "tkey"
+--- @include "move"
+
+-- Returns Code.ok, or an error code with details: wrongStatus (status) or keyHeld (key,
+-- holder).
 local function revive(t, now)
-  if t.status ~= 'dead' and t.status ~= 'cancelled' then return -6, t.status end
+  if t.status ~= 'dead' and t.status ~= 'cancelled' then return Code.wrongStatus, t.status end
   if t.key then
     local holder = redis.call('HGET', P .. 'keys', t.key)
-    if holder and holder ~= t.id then return -3, t.key, holder end
+    if holder and holder ~= t.id then return Code.keyHeld, t.key, holder end
     redis.call('HSET', P .. 'keys', t.key, t.id)
   end
   redis.call('HDEL', tkey(t.id), 'error', 'result', 'progress', 'startedAt', 'finishedAt',
     'cancelReason', 'pending', 'runAt', 'stalls', 'claimSeq')
   t.runAt = nil
   move(t, 'queued', now, {'attempt', 0})
-  return 0
+  return Code.ok
 end

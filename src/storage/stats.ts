@@ -1,8 +1,9 @@
 /**
- * @module stats-window — duration statistics over the most recent samples per task type.
- * Shared by every backend: stores keep raw samples, this turns them into figures.
+ * @module stats — duration statistics over the most recent samples per task type, shared
+ * by every backend (each keeps raw samples; this turns them into figures), so no backend
+ * imports another.
  */
-import type { DurationStats } from "../storage.ts";
+import type { DurationStats } from "./types.ts";
 
 /** How many recent samples per type the stats are computed over. */
 export const DURATION_SAMPLES = 1000;

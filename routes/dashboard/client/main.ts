@@ -1,0 +1,30 @@
+/**
+ * @module dashboard/client/main — the entry point of the dashboard's browser script
+ * (bundled by scripts/tools/gen-dashboard.ts into one IIFE): the login form on the login
+ * page; otherwise the header, the router and the one-second poll.
+ */
+import { loadStats } from "./counters.ts";
+import { $ } from "./dom.ts";
+import { initHeader } from "./header.ts";
+import { guard, refreshNow, tick } from "./live.ts";
+import { initLogin } from "./login.ts";
+import { mount } from "./router.ts";
+
+function start(): void {
+  const login = $("login-form");
+  if (login) {
+    initLogin(login as HTMLFormElement);
+    return;
+  }
+  initHeader();
+  addEventListener("hashchange", mount);
+  document.addEventListener("visibilitychange", () => {
+    if (!document.hidden) refreshNow();
+  });
+  guard(loadStats());
+  mount();
+  setInterval(tick, 1000);
+}
+
+if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+else start();

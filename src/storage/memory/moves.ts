@@ -1,0 +1,162 @@
+/**
+ * @module moves — the steps the embedded store's transitions (queue.ts) are made of, as the
+ * Lua scripts share them through lua/includes/: insert a task, put an attempt back, fail
+ * or finish one (settling workflow children through the bounded cascade), announce what
+ * became ready or delayed, and end a call (cascades saved, retention applied).
+ */
+import { ALL_STATUSES, FINAL_STATUSES, type NewTask, parentConditions } from "../../core/task.ts";
+import type { Listeners } from "../listeners.ts";
+import type { HistoryRetention, Lease } from "../types.ts";
+import { Cascade, type EndStatus } from "./cascade.ts";
+import type { AttemptLog } from "./history.ts";
+import type { Row, TaskTable } from "./task-table.ts";
+import { brokenReason, conditionOutcome } from "./workflow.ts";
+
+/** The parts of the store the transitions share with its other roles. */
+export interface QueueParts {
+  table: TaskTable;
+  log: AttemptLog;
+  events: Listeners;
+  isPaused(pool: string): boolean;
+  retention: HistoryRetention;
+  /** Reject `enqueue` once this many tasks are unfinished (back-pressure). */
+  maxUnfinished?: number;
+}
+
+export class TaskMoves {
+  readonly p: QueueParts;
+  readonly #t: TaskTable;
+  readonly #cascade: Cascade;
+
+  constructor(parts: QueueParts) {
+    this.p = parts;
+    this.#t = parts.table;
+    this.#cascade = new Cascade({
+      children: (id) => this.#t.rows.get(id)?.children ?? [],
+      settle: (childId, parentId, status, now) => this.#settleChild(childId, parentId, status, now),
+      retain: (id, _status, prunable, now) => this.#t.retain(id, prunable, now),
+    });
+  }
+
+  unfinished(): number {
+    const counts = this.#t.counts;
+    return ALL_STATUSES.filter((s) => !FINAL_STATUSES.has(s)).reduce((n, s) => n + counts[s], 0);
+  }
+
+  /** Inserts one checked task (as lua/includes/insert.lua); also used by schedule firings. */
+  insert(task: NewTask, now: number): Row {
+    const row = this.#t.newRow(task);
+    row.historyFrom = this.p.log.mark();
+    let broken: string | null = null;
+    for (const [parentId, condition] of parentConditions(task)) {
+      row.conditions[parentId] = condition;
+      const parent = this.#t.rows.get(parentId)!;
+      const outcome = conditionOutcome(condition, parent.status);
+      if (outcome === "broken") broken ??= brokenReason(parentId, parent.status);
+      if (outcome === null) {
+        row.pendingParents++;
+        parent.children.push(row.id);
+      }
+    }
+    if (task.key) this.#t.keys.set(task.key, task.id);
+    if (broken) {
+      row.status = "cancelled";
+      row.cancelReason = broken;
+      row.finishedAt = now;
+      if (task.key) this.#t.keys.delete(task.key);
+    } else if (row.pendingParents > 0) row.status = "waiting";
+    else if (row.runAt !== null && row.runAt > now) row.status = "scheduled";
+    this.#t.insert(row, now);
+    this.announce(row);
+    return row;
+  }
+
+  /** A running attempt back in its queue, uncounted, at the position it had (see release). */
+  requeue(row: Row, now: number): void {
+    row.attempt--;
+    row.startedAt = null;
+    row.leaseUntil = null;
+    row.claimSeq = null;
+    this.#t.move(row, "queued", now, true);
+    this.announce(row);
+  }
+
+  /** Ends a failed attempt: retrying at `retryAt`, or dead (src/storage/redis/lua/includes/fail-task.lua). */
+  failRow(row: Row, retryAt: number | null, now: number): "retrying" | "dead" {
+    row.leaseUntil = null;
+    if (retryAt !== null) {
+      this.p.log.record(row, "retrying", now);
+      row.runAt = retryAt;
+      this.#t.move(row, "retrying", now);
+      this.announce(row);
+      return "retrying";
+    }
+    this.p.log.record(row, "dead", now);
+    this.finish(row, "dead", now);
+    this.p.log.totals.dead++;
+    return "dead";
+  }
+
+  /**
+   * Moves a row to a final status and settles its workflow children (bounded per call: see
+   * cascade.ts; every public transition ends with endCall()).
+   */
+  finish(row: Row, status: EndStatus, now: number): void {
+    row.finishedAt = now;
+    row.leaseUntil = null;
+    if (row.key && this.#t.keys.get(row.key) === row.id) this.#t.keys.delete(row.key);
+    this.#t.move(row, status, now);
+    this.#cascade.ended(row.id, status, row.children.length > 0, now);
+  }
+
+  #settleChild(childId: string, parentId: string, status: EndStatus, now: number): void {
+    const child = this.#t.rows.get(childId);
+    if (!child || child.status !== "waiting") return;
+    const outcome = conditionOutcome(child.conditions[parentId], status);
+    if (outcome === "broken") {
+      child.cancelReason = brokenReason(parentId, status);
+      this.finish(child, "cancelled", now);
+    } else if (outcome === "met" && --child.pendingParents === 0) {
+      this.#t.move(child, child.runAt !== null && child.runAt > now ? "scheduled" : "queued", now);
+      this.announce(child);
+    }
+  }
+
+  /** Takes up to `limit` deferred cascades further (recoverExpired). */
+  continueCascades(limit: number, now: number): void {
+    if (this.#cascade.deferred.length > 0) this.#cascade.continue(limit, now);
+  }
+
+  /** Ends a public transition: saves unfinished cascades, then applies retention. */
+  endCall(now: number): boolean {
+    const pending = this.#cascade.endCall();
+    if (pending) this.p.events.emit({ kind: "cascade" });
+    const { maxAgeMs, maxCount } = this.p.retention;
+    this.#t.prune(now, maxAgeMs, maxCount);
+    this.p.log.prune(now);
+    return pending;
+  }
+
+  /** A running attempt the lease belongs to: same instance, same claim. */
+  held(lease: Lease): Row | undefined {
+    const row = this.#t.rows.get(lease.id);
+    return row && row.status === "running" && row.workerId === lease.workerId &&
+        row.claimSeq === lease.token
+      ? row
+      : undefined;
+  }
+
+  /** The status a row reached under this claim's token, when the claim already settled it. */
+  settledBy(lease: Lease): Row["status"] | null {
+    const row = this.#t.rows.get(lease.id);
+    return row && row.claimSeq === lease.token ? row.status : null;
+  }
+
+  /** Tells listeners what a row's new status offers: work to claim, or a time to arm. */
+  announce(row: Row): void {
+    if (row.status === "queued") this.p.events.emit({ kind: "ready", pool: row.pool });
+    else if (row.status === "scheduled" || row.status === "retrying") {
+      this.p.events.emit({ kind: "delayed", id: row.id, runAt: row.runAt! });
+    }
+  }
+}

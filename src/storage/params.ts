@@ -1,0 +1,127 @@
+/**
+ * @module params — the parameter objects of the storage contract's calls (storage.ts).
+ * Named fields instead of positional numbers: `fail({ lease, error, retryAt, now })` cannot
+ * swap `retryAt` and `now` the way `fail(lease, error, now, retryAt)` silently could.
+ */
+import type { NewTask, TaskError } from "../core/task.ts";
+import type { EndedFilter, InstanceInfo, Lease, LeaseOwner } from "./types.ts";
+
+export interface EnqueueParams {
+  tasks: NewTask[];
+  now: number;
+}
+
+export interface ClaimParams {
+  pool: string;
+  /** Up to this many (a fraction rounds up, as `while (n < max)` would). */
+  max: number;
+  owner: LeaseOwner;
+  now: number;
+}
+
+export interface ReleaseClaimParams {
+  pool: string;
+  owner: LeaseOwner;
+  /** The `now` the lost claim sent. */
+  claimedAt: number;
+  /** Attempts the worker knows it runs: never handed back. */
+  keep: string[];
+  now: number;
+}
+
+export interface RenewParams {
+  leases: Lease[];
+  leaseMs: number;
+  now: number;
+}
+
+export interface CompleteParams {
+  lease: Lease;
+  result: unknown;
+  now: number;
+}
+
+export interface FailParams {
+  lease: Lease;
+  error: TaskError;
+  /** When to try again; null: no retry left, the task is dead. */
+  retryAt: number | null;
+  now: number;
+}
+
+export interface ReleaseParams {
+  leases: Lease[];
+  now: number;
+}
+
+export interface ProgressParams {
+  lease: Lease;
+  /** 0..100 (clamped). */
+  progress: number;
+}
+
+export interface CancelParams {
+  id: string;
+  reason: string;
+  now: number;
+}
+
+export interface ResubmitParams {
+  id: string;
+  now: number;
+}
+
+export interface ResubmitMatchingParams {
+  filter: EndedFilter;
+  now: number;
+}
+
+/** A look-ahead read: what is due at or before `until`, at most `limit`. */
+export interface DueParams {
+  until: number;
+  limit: number;
+}
+
+/** One bounded step of a duty (promotion, recovery) at `now`, at most `limit` items. */
+export interface StepParams {
+  now: number;
+  limit: number;
+}
+
+export interface FireParams {
+  /** The schedule. */
+  id: string;
+  /** The occurrence being fired: the schedule's `nextRunAt` as the caller read it. */
+  occurrenceAt: number;
+  /** The occurrence after it. */
+  nextRunAt: number;
+  /** The run to enqueue. */
+  run: NewTask;
+  now: number;
+}
+
+export interface PoolSizeParams {
+  pool: string;
+  /** null: back to each instance's configured size. */
+  size: number | null;
+}
+
+export interface PauseParams {
+  /** null: every pool. */
+  pool: string | null;
+  paused: boolean;
+}
+
+export interface HeartbeatParams {
+  info: InstanceInfo;
+  /** The instance is listed until this long after its last heartbeat. */
+  ttlMs: number;
+  now: number;
+}
+
+export interface RateLimitParams {
+  key: string;
+  limit: number;
+  windowMs: number;
+  now: number;
+}

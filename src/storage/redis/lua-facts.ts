@@ -1,0 +1,89 @@
+/**
+ * @module lua-facts — the facts the Lua scripts share with TypeScript, read from the
+ * TypeScript that owns each one. scripts/tools/gen-lua.ts writes them to
+ * lua/includes/facts.lua (and its `--check` fails when that file or a script is stale), so a
+ * script names a fact and never copies its value.
+ */
+import { ALL_STATUSES, DEFAULT_MAX_STALLS, FINAL_STATUSES } from "../../core/task.ts";
+import { CASCADE_BUDGET } from "../memory/cascade.ts";
+import { DURATION_SAMPLES } from "../stats.ts";
+import { CLAIMED_FIELDS } from "./claims.ts";
+import { TASK_ARGS } from "./codec.ts";
+import { Code } from "./codes.ts";
+import { INDEXED_STATUSES, SEQ_WIDTH } from "./keys.ts";
+import { LAYOUT, LAYOUT_ERROR, UNVERSIONED_LAYOUT } from "./layout.ts";
+
+type LuaValue =
+  | string
+  | number
+  | readonly (string | number)[]
+  | ReadonlySet<string>
+  | Readonly<Record<string, string | number>>;
+
+interface LuaFact {
+  name: string;
+  value: LuaValue;
+  /** Where TypeScript keeps it (the file, and how it is derived when it is). */
+  from: string;
+}
+
+/** Every shared fact, under its TypeScript name where it has one. */
+export const LUA_FACTS: readonly LuaFact[] = [
+  // Text, as HGET returns it.
+  { name: "LAYOUT", value: String(LAYOUT), from: "src/storage/redis/layout.ts" },
+  {
+    name: "UNVERSIONED_LAYOUT",
+    value: String(UNVERSIONED_LAYOUT),
+    from: "src/storage/redis/layout.ts",
+  },
+  { name: "LAYOUT_ERROR", value: LAYOUT_ERROR, from: "src/storage/redis/layout.ts" },
+  { name: "Code", value: Code, from: "src/storage/redis/codes.ts" },
+  { name: "ALL_STATUSES", value: ALL_STATUSES, from: "src/core/task.ts" },
+  { name: "FINAL_STATUSES", value: FINAL_STATUSES, from: "src/core/task.ts" },
+  {
+    name: "UNFINISHED_STATUSES",
+    value: ALL_STATUSES.filter((s) => !FINAL_STATUSES.has(s)),
+    from: "src/core/task.ts: ALL_STATUSES but FINAL_STATUSES",
+  },
+  { name: "INDEXED_STATUSES", value: INDEXED_STATUSES, from: "src/storage/redis/keys.ts" },
+  { name: "SEQ_WIDTH", value: SEQ_WIDTH, from: "src/storage/redis/keys.ts" },
+  { name: "SEQ_FORMAT", value: `%0${SEQ_WIDTH}d`, from: "src/storage/redis/keys.ts: SEQ_WIDTH" },
+  { name: "DURATION_SAMPLES", value: DURATION_SAMPLES, from: "src/storage/stats.ts" },
+  { name: "CASCADE_BUDGET", value: CASCADE_BUDGET, from: "src/storage/memory/cascade.ts" },
+  { name: "DEFAULT_MAX_STALLS", value: DEFAULT_MAX_STALLS, from: "src/core/task.ts" },
+  { name: "TASK_ARGS", value: TASK_ARGS, from: "src/storage/redis/codec.ts" },
+  { name: "CLAIMED_FIELDS", value: CLAIMED_FIELDS, from: "src/storage/redis/claims.ts" },
+  {
+    name: "CLAIMED_AT",
+    value: Object.fromEntries(CLAIMED_FIELDS.map((f, i) => [f, i + 1])),
+    from: "src/storage/redis/claims.ts: CLAIMED_FIELDS, 1-based",
+  },
+];
+
+const quote = (s: string) => `'${s.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`;
+const key = (k: string) => (/^[A-Za-z_]\w*$/.test(k) ? k : `[${quote(k)}]`);
+const scalar = (v: string | number) => {
+  if (typeof v === "string") return quote(v);
+  if (!Number.isInteger(v)) throw new TypeError(`Lua facts are integers or text, got ${v}`);
+  return String(v);
+};
+
+/** A value as a Lua literal: lists stay lists, sets become `{name = true, ...}`. */
+export function luaLiteral(value: LuaValue): string {
+  if (typeof value === "string" || typeof value === "number") return scalar(value);
+  if (value instanceof Set) return `{${[...value].map((v) => `${key(v)} = true`).join(", ")}}`;
+  if (Array.isArray(value)) return `{${value.map(scalar).join(", ")}}`;
+  const entries = Object.entries(value as Record<string, string | number>);
+  return `{${entries.map(([k, v]) => `${key(k)} = ${scalar(v)}`).join(", ")}}`;
+}
+
+/** lua/includes/facts.lua: one `local NAME = value` line per fact. */
+export function luaFactsSource(): string {
+  const lines = LUA_FACTS.map((f) => `local ${f.name} = ${luaLiteral(f.value)} -- ${f.from}`);
+  return `--[[
+  The facts the scripts share with TypeScript. Generated from src/storage/redis/lua-facts.ts
+  by scripts/tools/gen-lua.ts: do not edit. A script carries the lines it names.
+]]
+${lines.join("\n")}
+`;
+}

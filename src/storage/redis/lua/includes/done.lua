@@ -1,0 +1,23 @@
+--[[
+  done(reply), the end of every script that changed tasks: counters are summed per script
+  and written once, and history, duration samples and finished rows are trimmed once.
+]]
+--- @include "defer"
+--- @include "bump"
+
+-- Steps that finish.lua and retention.lua set when a script includes them, so a script
+-- that ends no task carries neither.
+local persistCascades, applyRetention
+
+local function done(reply)
+  flushDeferred()
+  if persistCascades then persistCascades() end
+  if applyRetention then applyRetention() end
+  for key, h in pairs(BUMPS) do
+    for field, delta in pairs(h) do
+      if delta ~= 0 then redis.call('HINCRBY', key, field, delta) end
+    end
+  end
+  BUMPS = {}
+  return reply
+end

@@ -1,0 +1,38 @@
+--[[
+  Loading the fields of a task that transitions read.
+]]
+--- @include "tkey"
+--- @include "values"
+
+-- Hash reads cost per field inside Lua, so a running task (complete, fail: the hot path)
+-- loads only what ending an attempt needs; `order` and `seq` are fetched when filing needs
+-- them. Lists start with `status`: an absent status means an absent task.
+local RUNNING_FIELDS = {'status', 'workerId', 'type', 'pool', 'attempt', 'startedAt', 'key',
+  'children', 'maxRetries', 'claimSeq'}
+local FIELDS = {'status', 'workerId', 'type', 'pool', 'attempt', 'startedAt', 'key',
+  'children', 'maxRetries', 'priority', 'seq', 'order', 'runAt', 'claimSeq'}
+
+local function isOne(v) return v == '1' end
+-- How each loaded field is read; a field not listed stays text (absent: nil).
+local READ = {
+  workerId = str, attempt = tonumber, startedAt = num, key = str, children = isOne,
+  maxRetries = tonumber, priority = num, seq = num, order = num, runAt = num, claimSeq = str,
+}
+
+local function load(id, fields)
+  fields = fields or FIELDS
+  local v = redis.call('HMGET', tkey(id), unpack(fields))
+  if not v[1] then return nil end
+  local t = {id = id}
+  for i, field in ipairs(fields) do
+    local read = READ[field]
+    if read then t[field] = read(v[i]) else t[field] = str(v[i]) end
+  end
+  return t
+end
+
+-- The fields a filing step needs that a light load skipped.
+local function need(t, field)
+  if t[field] == nil then t[field] = num(redis.call('HGET', tkey(t.id), field)) end
+  return t[field]
+end

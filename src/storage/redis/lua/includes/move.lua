@@ -1,0 +1,70 @@
+--[[
+  Filing a task where its status lives (the memory store's TaskTable#file): the indexes,
+  queues, counters and events of each status.
+]]
+--- @include "prefix"
+--- @include "tkey"
+--- @include "values"
+--- @include "seq"
+--- @include "defer"
+--- @include "publish"
+--- @include "bump"
+--- @include "pools"
+--- @include "load"
+
+-- `fields` are more field/value pairs to write in the same HSET. `keepSeq` queues the task
+-- at the queue position it had before it ran (a stalled or handed-back attempt goes back to
+-- the front of its priority), instead of behind everything queued since.
+local function enter(t, status, now, fields, keepSeq)
+  local id = t.id
+  fields = fields or {}
+  fields[#fields + 1] = 'status'
+  fields[#fields + 1] = status
+  t.status = status
+  bump(P .. 'counts', status, 1)
+  if INDEXED_STATUSES[status] then redis.call('ZADD', P .. 'status:' .. status, need(t, 'order'), id) end
+  if status == 'queued' then
+    if not (keepSeq and need(t, 'seq')) then
+      t.seq = nextSeq()
+      fields[#fields + 1] = 'seq'
+      fields[#fields + 1] = t.seq
+    end
+    redis.call('ZADD', P .. 'ready:' .. t.pool, -need(t, 'priority'), seqMember(t.seq, id))
+    usePool(t.pool)
+    announceReady(t.pool)
+  elseif status == 'scheduled' or status == 'retrying' then
+    t.seq = nextSeq()
+    fields[#fields + 1] = 'seq'
+    fields[#fields + 1] = t.seq
+    redis.call('ZADD', P .. 'delayed', t.runAt, seqMember(t.seq, id))
+    publish({kind = 'delayed', id = id, runAt = t.runAt})
+  elseif status == 'running' then
+    usePool(t.pool)
+    bump(P .. 'running', t.pool, 1)
+  elseif status == 'succeeded' or status == 'cancelled' then
+    defer('ZADD', P .. 'finished', text(nextSeq()), string.sub(status, 1, 1) .. id)
+  end
+  redis.call('HSET', tkey(id), unpack(fields))
+end
+
+-- Takes a task out of where its current status lives.
+local function leave(t)
+  local id, status = t.id, t.status
+  bump(P .. 'counts', status, -1)
+  if INDEXED_STATUSES[status] then redis.call('ZREM', P .. 'status:' .. status, id) end
+  if status == 'queued' then
+    redis.call('ZREM', P .. 'ready:' .. t.pool, seqMember(need(t, 'seq'), id))
+  elseif status == 'scheduled' or status == 'retrying' then
+    redis.call('ZREM', P .. 'delayed', seqMember(need(t, 'seq'), id))
+  elseif status == 'running' then
+    defer('ZREM', P .. 'leases', id)
+    bump(P .. 'running', t.pool, -1)
+  elseif status == 'succeeded' or status == 'cancelled' then
+    defer('ZREM', P .. 'finished', string.sub(status, 1, 1) .. id)
+  end
+end
+
+local function move(t, status, now, fields, keepSeq)
+  leave(t)
+  enter(t, status, now, fields, keepSeq)
+end

@@ -1,0 +1,13 @@
+--[[
+  Pools that ever had queued or running work (stats).
+]]
+--- @include "prefix"
+--- @include "seq"
+
+local usedPools = {}
+local function usePool(pool)
+  if not usedPools[pool] then
+    usedPools[pool] = true
+    redis.call('ZADD', P .. 'stat-pools', 'NX', nextSeq(), pool)
+  end
+end

@@ -1,0 +1,61 @@
+--[[
+  The key prefix and the layout guard: every script includes this, directly or through the
+  helpers it uses, and never reads KEYS itself.
+
+  Every key derives from KEYS[1], the prefix `<name>:{<tag>}:`. Its hash tag puts every
+  derived key in the same Redis Cluster slot as KEYS[1], so each script stays single-slot.
+  The key layout (mirrored by src/storage/redis/keys.ts; its version is LAYOUT):
+
+    meta             hash    layout: the layout version (absent on a prefix written before
+                             versions: UNVERSIONED_LAYOUT); see docs/UPGRADING.md
+    task:<id>        hash    the task record, absent field = null: the fields scripts use
+                             (id, type, pool, priority, maxRetries, key, runAt, status,
+                             attempt, startedAt, finishedAt, workerId, progress, result,
+                             error, cancelReason), `payload` (JSON), `body` (JSON of the
+                             fields only TypeScript reads: createdAt, timeoutMs, backoff,
+                             scheduleId, dependsOn, onSuccessOf, onFailureOf), and
+                             bookkeeping: order (creation seq), seq (queue/delay position),
+                             pending (parents unfinished), children ("1" once it has any),
+                             claimSeq (the running claim's seq: claim order for lease
+                             recovery, and the fencing token every settle must present),
+                             stalls (attempts lost with their worker; absent = 0)
+    children:<id>    list    "<s|f><childId>": a waiting child and the outcome it needs
+    all              zset    every task, score = order (listings, newest first)
+    counts           hash    status -> number of tasks in it
+    status:<status>  zset    score = order, for INDEXED_STATUSES only (the rare ones);
+                             status:dead is the dead-letter list
+    ready:<pool>     zset    queued tasks, score = -priority, member = seq(SEQ_WIDTH)..id
+    delayed          zset    scheduled/retrying tasks, score = runAt, member = seq..id
+    leases           zset    running tasks, score = lease expiry, member = id
+    finished         zset    succeeded/cancelled tasks in finishing order (row retention),
+                             member = status initial (s|c)..id, so pruning reads no row
+    keys             hash    dedup key -> id of the unfinished task holding it
+    cascades         list    workflow cascades left for a later call (finish.lua),
+                             "<status initial><offset>:<parentId>"
+    seq              string  the one monotonic counter (order, seq, claimSeq, history)
+    stat-pools       zset    pools that ever had queued/running work, score = first use
+    running          hash    pool -> running count
+    totals           hash    succeeded / failedAttempts / dead / stalled
+    history          zset    finished attempts, score = history seq, member = seq..json
+    types            zset    task types with duration samples, score = first use
+    durations:<type> list    latest duration samples (ms), newest first, DURATION_SAMPLES
+    events           channel pub/sub (PUBLISH), JSON events
+  Schedules, pool controls, instances and rate limits: see their scripts' headers.
+]]
+--- @include "facts"
+
+local P = KEYS[1]
+
+-- A script built for one layout refuses a store in another before it reads or writes
+-- anything: a node of an older release never misreads or damages a migrated store.
+do
+  local found = redis.call('HGET', P .. 'meta', 'layout') or UNVERSIONED_LAYOUT
+  if found ~= LAYOUT then
+    local advice = 'upgrade this node to a release that speaks layout ' .. found
+    if (tonumber(found) or 0) < tonumber(LAYOUT) then
+      advice = 'migrate the store first: init() of a node of this release does'
+    end
+    return redis.error_reply(LAYOUT_ERROR .. ' storage layout ' .. found .. ' found in ' .. P ..
+      'meta, this code speaks layout ' .. LAYOUT .. ': ' .. advice .. ' (docs/UPGRADING.md)')
+  end
+end

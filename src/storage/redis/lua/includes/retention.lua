@@ -1,0 +1,75 @@
+--[[
+  Retention, applied once by done(): the newest attempts in history (and DURATION_SAMPLES
+  per type), and finished task rows.
+]]
+--- @include "prefix"
+--- @include "tkey"
+--- @include "values"
+--- @include "bump"
+--- @include "done"
+
+-- Scripts that finish tasks set these from their ARGV; the default keeps everything.
+local RETENTION = {maxAgeMs = math.huge, maxCount = math.huge}
+-- The latest `now` of the script's transitions, and what they did that retention trims.
+local NOW = 0
+local recorded, finishedAny, sampledTypes = false, false, {}
+
+-- History retention: the newest maxCount attempts, none older than maxAgeMs.
+local function trimHistory(now)
+  local h = P .. 'history'
+  local excess = redis.call('ZCARD', h) - RETENTION.maxCount
+  if excess > 0 then redis.call('ZREMRANGEBYRANK', h, 0, excess - 1) end
+  -- Oldest first, a bounded number per call (later calls continue).
+  for _ = 1, 1000 do
+    local oldest = redis.call('ZRANGE', h, 0, 0)[1]
+    if not oldest then break end
+    local at = tonumber(string.match(oldest, '"finishedAt":(%-?%d+)'))
+    if not at or now - at <= RETENTION.maxAgeMs then break end
+    redis.call('ZREMRANGEBYRANK', h, 0, 0)
+  end
+  for type in pairs(sampledTypes) do
+    redis.call('LTRIM', P .. 'durations:' .. type, 0, DURATION_SAMPLES - 1)
+  end
+end
+
+-- Deletes finished (succeeded/cancelled) rows beyond maxCount or older than maxAgeMs,
+-- oldest finished first; dead rows are kept. Bounded per call (1000 rows). Once retention
+-- is full every finished task evicts one row, so the rows of one call are removed with one
+-- ZREM per index and one DEL: per-row calls made this the costliest part of completing.
+local FINISHED_STATUS = {s = 'succeeded', c = 'cancelled'}
+
+local function pruneFinished(now)
+  local f = P .. 'finished'
+  local size = redis.call('ZCARD', f)
+  local members, ids, dels = {}, {}, {}
+  local function drop(member)
+    local id, status = string.sub(member, 2), FINISHED_STATUS[string.sub(member, 1, 1)]
+    members[#members + 1] = member
+    ids[#ids + 1] = id
+    dels[#dels + 1] = tkey(id)
+    dels[#dels + 1] = P .. 'children:' .. id
+    bump(P .. 'counts', status, -1)
+    if INDEXED_STATUSES[status] then redis.call('ZREM', P .. 'status:' .. status, id) end
+  end
+  -- Rows beyond maxCount go whatever their age.
+  local excess = math.min(size - RETENTION.maxCount, 1000)
+  if excess > 0 then
+    for _, member in ipairs(redis.call('ZRANGE', f, 0, excess - 1)) do drop(member) end
+  end
+  -- Then rows past maxAgeMs, oldest first, until the first younger one.
+  while #ids < 1000 and #ids < size do
+    local member = redis.call('ZRANGE', f, #ids, #ids)[1]
+    local finishedAt = num(redis.call('HGET', tkey(string.sub(member, 2)), 'finishedAt'))
+    if now - (finishedAt or now) <= RETENTION.maxAgeMs then break end
+    drop(member)
+  end
+  if #ids == 0 then return end
+  redis.call('ZREM', f, unpack(members))
+  redis.call('ZREM', P .. 'all', unpack(ids))
+  redis.call('DEL', unpack(dels))
+end
+
+applyRetention = function()
+  if finishedAny then pruneFinished(NOW) end
+  if recorded then trimHistory(NOW) end
+end

@@ -1,0 +1,47 @@
+/**
+ * @module migrations — the steps that bring a store from one data layout to the next, and
+ * init()'s check that the store speaks this code's layout (docs/UPGRADING.md).
+ *
+ * The rule for a layout change (a key, hash field or member encoding the scripts read):
+ * bump LAYOUT in layout.ts, regenerate the scripts (`bun scripts/tools/gen-lua.ts`), and
+ * append a migration `{from: N, to: N + 1}` here. It runs in `init()` of the first node of
+ * the new release, so it must be idempotent (a crashed init runs it again), bounded per Lua
+ * call like every transition, and set `meta.layout` to `to` in the script of its last write,
+ * only while it still says `from` (two nodes may start at once). Its Lua cannot include
+ * `prefix`, whose guard refuses layout `from`: the first migration brings the bundler a home
+ * for such scripts (lua/migrations/) and checks its own `from`. Keep it while stores of
+ * layout `from` may exist.
+ */
+import { UNVERSIONED_LAYOUT } from "./layout.ts";
+import { keys } from "./keys.ts";
+import type { RedisContext } from "./context.ts";
+
+export interface Migration {
+  from: number;
+  to: number;
+  /** What changes, for the log and docs/UPGRADING.md. */
+  what: string;
+  /** Migrates one store; resolves once `meta.layout` says `to`. */
+  run(ctx: RedisContext): Promise<void>;
+}
+
+/** Every migration, oldest first. Layout 1 is the first layout: nothing to migrate yet. */
+export const MIGRATIONS: readonly Migration[] = [];
+
+/**
+ * Brings the store to this code's layout: runs the migrations from the layout it holds (a
+ * prefix without `meta` holds layout 1), then stamps `meta.layout` when absent. Throws
+ * StorageLayoutError (layout.ts) for a layout this code cannot reach (a newer one).
+ */
+export async function ensureLayout(ctx: RedisContext): Promise<void> {
+  const stamped = await ctx.transport.send(["HGET", keys.meta(ctx.prefix), "layout"]);
+  let found = stamped === null ? UNVERSIONED_LAYOUT : Number(stamped);
+  for (const m of MIGRATIONS) {
+    if (m.from !== found) continue;
+    await m.run(ctx);
+    found = m.to;
+  }
+  // The stamp script runs the layout guard first: a layout still not this code's is
+  // refused there, with the message every script gives.
+  await ctx.run("initLayout", []);
+}

@@ -1,0 +1,160 @@
+/**
+ * @module types — the records the storage contract (storage.ts) reads and answers: filters
+ * and pages, leases, statistics, instances, pool controls and events.
+ */
+import type { TaskRecord, TaskStatus } from "../core/task.ts";
+
+/** Filters for {@link QueryStore.list} and {@link QueryStore.history}. */
+export interface TaskFilter {
+  status?: TaskStatus | TaskStatus[];
+  type?: string;
+  pool?: string;
+  /** Case-insensitive text searched in id, type, key, payload and error. */
+  q?: string;
+  /** At most this many (default 50, max 1000). */
+  limit?: number;
+  /** Opaque cursor from a previous page's `next`. */
+  cursor?: string;
+}
+
+/** Filters for {@link QueryStore.history}: a task filter, or the attempts of one task. */
+export interface HistoryFilter extends TaskFilter {
+  /** Only the attempts of this task (a range of history, not a scan of all of it). */
+  taskId?: string;
+}
+
+/** Which page of a paged read: at most `limit` (default 50, max 1000) after `cursor`. */
+export interface PageRequest {
+  limit?: number;
+  /** Opaque cursor from a previous page's `next`. */
+  cursor?: string;
+}
+
+/** One page of a listing; `next` is null on the last page. */
+export interface Page<T> {
+  items: T[];
+  next: string | null;
+}
+
+/** The dead or cancelled tasks {@link QueueStore.resubmitMatching} queues again. */
+export interface EndedFilter {
+  status: "dead" | "cancelled";
+  type?: string;
+  pool?: string;
+}
+
+/** The holder of a lease: the claiming instance and how long the lease lasts. */
+export interface LeaseOwner {
+  workerId: string;
+  leaseMs: number;
+}
+
+/**
+ * A running attempt as its claimer holds it. `token` is unique per claim (a fencing token):
+ * a settle or renewal presenting the token of an earlier claim of the same task changes
+ * nothing, even when it comes from the same instance.
+ */
+export interface Lease {
+  id: string;
+  workerId: string;
+  token: string;
+}
+
+/** A task as {@link QueueStore.claim} hands it over: running, with its claim's token. */
+export interface ClaimedTask extends TaskRecord {
+  token: string;
+}
+
+/** What one run of the recovery duty did. */
+export interface Recovery {
+  /** Expired leases put back to work (or, past maxStalls, dead). */
+  recovered: number;
+  /** Workflow cascades are still unfinished: run again soon. */
+  cascadesPending: boolean;
+}
+
+/** Cluster-wide control of one pool: its size and whether it is paused. */
+export interface PoolControl {
+  pool: string;
+  /** null: each instance uses the size it was configured with. */
+  size: number | null;
+  paused: boolean;
+}
+
+/** Duration statistics of one task type over its recent attempts. */
+export interface DurationStats {
+  count: number;
+  meanMs: number;
+  medianMs: number;
+  minMs: number;
+  maxMs: number;
+  /** Present once there are at least 100 samples. */
+  p95Ms?: number;
+  p99Ms?: number;
+}
+
+/** What the store counts. */
+export interface StorageStats {
+  byStatus: Record<TaskStatus, number>;
+  byPool: Record<string, { queued: number; running: number }>;
+  /** `stalled`: attempts lost with their worker (not failures: no retry spent). */
+  totals: { succeeded: number; failedAttempts: number; dead: number; stalled: number };
+  durations: Record<string, DurationStats>;
+}
+
+/** A live worker instance, refreshed by its heartbeat. */
+export interface InstanceInfo {
+  id: string;
+  host: string;
+  pid: number;
+  pools: Record<string, number>;
+  /**
+   * Task types it has handlers for, as of its last heartbeat: a submit of a type no live
+   * instance lists is answered with a warning (src/client/type-directory.ts). Absent from
+   * instances of versions before it, which then count as handling every type.
+   */
+  types?: string[];
+  running: number;
+  startedAt: number;
+  lastSeen: number;
+}
+
+/** Retention of finished attempts in history. */
+export interface HistoryRetention {
+  maxAgeMs: number;
+  maxCount: number;
+}
+
+/**
+ * Notifications (see {@link EventSource}): a store delivers the events of its own writes to
+ * its own subscribers at once, and those of other instances through pub/sub.
+ */
+export type StorageEvent =
+  /** Work became ready in `pool`: idle workers should claim. */
+  | { kind: "ready"; pool: string }
+  /** A task was put in the delayed set: arm the wheel when it is inside the look-ahead. */
+  | { kind: "delayed"; id: string; runAt: number }
+  /** A schedule was added or moved. */
+  | { kind: "schedule"; id: string; nextRunAt: number }
+  /** Stop the running task `id`: it was cancelled. */
+  | { kind: "cancel"; id: string }
+  /** A workflow cascade was left unfinished: run {@link QueueStore.recoverExpired} soon. */
+  | { kind: "cascade" }
+  /** Pool sizes or pause flags changed. */
+  | { kind: "control" };
+
+/** Result of firing one schedule occurrence. */
+export interface FireResult {
+  /** False when another instance fired this occurrence first (nothing changed). */
+  fired: boolean;
+  /** The run created, or null when the occurrence was skipped (previous run unfinished). */
+  taskId: string | null;
+}
+
+/** What {@link RateLimiter.hitRateLimit} decided. */
+export interface RateLimitResult {
+  /** True when the hit was counted: fewer than `limit` hits were inside the window. */
+  allowed: boolean;
+  /** When refused, ms until the oldest hit inside the window leaves it; else 0. */
+  retryAfterMs: number;
+}

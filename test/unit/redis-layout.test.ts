@@ -1,0 +1,152 @@
+/**
+ * The data layout version (docs/UPGRADING.md): init() stamps it on a prefix written before
+ * versions, which keeps working; every script refuses a prefix stamped with another layout
+ * before it writes anything, over TCP and REST, with or without init() (the Worker never
+ * calls it), with a message naming both versions; the HTTP API answers that 503 `storage`.
+ */
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { RedisStorage } from "../../src/storage/redis/redis-storage.ts";
+import { RestTransport } from "../../src/storage/redis/rest-transport.ts";
+import { RestRedisStorage } from "../../src/storage/redis/rest-storage.ts";
+import { connectRedisTcp } from "../../src/adapters/redis-tcp.ts";
+import { keyPrefix, keys } from "../../src/storage/redis/keys.ts";
+import { LAYOUT, StorageLayoutError, UNVERSIONED_LAYOUT } from "../../src/storage/redis/layout.ts";
+import { MIGRATIONS } from "../../src/storage/redis/migrations.ts";
+import { SCRIPTS } from "../../src/storage/redis/scripts.generated.ts";
+import { ScriptRunner } from "../../src/storage/redis/script-runner.ts";
+import type { RedisTransport } from "../../src/storage/redis/transport.ts";
+import { createApp } from "../../routes/app.ts";
+import { isStorageFault, Scheduler, silentLogger } from "../../src/mod.ts";
+import { type RunningGateway, startGateway } from "../../scripts/rest-gateway/gateway.ts";
+import { testRedisUrl, uniquePrefix } from "../../scripts/tools/redis-server.ts";
+
+const TOKEN = "unit-layout-token";
+const NEWER = String(LAYOUT + 1);
+
+/** A fresh prefix, and the keys Redis holds under it. */
+function freshPrefix(admin: RedisTransport) {
+  const name = uniquePrefix("layout");
+  const prefix = keyPrefix(name);
+  const stored = async () => ((await admin.send(["KEYS", `${prefix}*`])) as string[]).sort();
+  return { name, prefix, stored };
+}
+
+function refusal(found: string, advice: RegExp) {
+  return (e: unknown) => {
+    assert.ok(e instanceof StorageLayoutError, `expected a StorageLayoutError, got ${e}`);
+    assert.equal(e.code, "storage");
+    assert.equal(e.found, found);
+    assert.equal(e.speaks, LAYOUT);
+    assert.equal(isStorageFault(e), false, "not a fault: retrying on this node never helps");
+    assert.match(
+      e.message,
+      new RegExp(`^storage layout ${found} found in \\S+meta, this code speaks layout ${LAYOUT}: `),
+    );
+    assert.match(e.message, advice);
+    return true;
+  };
+}
+
+describe("data layout", () => {
+  let url: string;
+  let admin: RedisTransport;
+  let gw: RunningGateway;
+  before(async () => {
+    url = await testRedisUrl();
+    admin = connectRedisTcp(url);
+    gw = await startGateway({ redisUrl: url, token: TOKEN });
+  });
+  after(async () => {
+    await gw.stop();
+    await admin.close();
+  });
+
+  it("a chain of migrations leads from the unversioned layout to this code's", () => {
+    let at = UNVERSIONED_LAYOUT;
+    for (const m of MIGRATIONS) {
+      assert.equal(m.from, at, `migration ${m.from}->${m.to} follows layout ${at}`);
+      assert.equal(m.to, m.from + 1);
+      at = m.to;
+    }
+    assert.equal(at, LAYOUT, "bumping LAYOUT needs a migration (src/storage/redis/migrations.ts)");
+  });
+
+  it("an old prefix without meta keeps working, and init() stamps the current layout", async () => {
+    const { name, prefix } = freshPrefix(admin);
+    // Written as a release before layout versions would: no init(), so no stamp.
+    const old = new RedisStorage({ transport: connectRedisTcp(url), prefix: name });
+    const scheduler = new Scheduler({ storage: old, logger: silentLogger, pools: {} });
+    await scheduler.submit({ id: "old-1", type: "t" });
+    assert.equal(await admin.send(["HGET", keys.meta(prefix), "layout"]), null);
+    await old.close();
+
+    const store = new RedisStorage({ transport: connectRedisTcp(url), prefix: name });
+    await store.init();
+    assert.equal(await admin.send(["HGET", keys.meta(prefix), "layout"]), String(LAYOUT));
+    assert.equal((await store.get("old-1"))?.status, "queued");
+    await store.init(); // again: nothing changes
+    assert.equal(await admin.send(["HGET", keys.meta(prefix), "layout"]), String(LAYOUT));
+    await store.close();
+  });
+
+  it("every script refuses a newer layout before it writes anything", async () => {
+    const { prefix, stored } = freshPrefix(admin);
+    await admin.send(["HSET", keys.meta(prefix), "layout", NEWER]);
+    const runner = new ScriptRunner(admin);
+    for (const script of Object.values(SCRIPTS)) {
+      await assert.rejects(runner.run(script, [prefix], []), (e: Error) => {
+        assert.match(e.message, new RegExp(`^SKEDULR_LAYOUT storage layout ${NEWER} found`));
+        return true;
+      }, script.name);
+    }
+    assert.deepEqual(await stored(), [keys.meta(prefix)]);
+  });
+
+  for (const over of ["tcp", "rest"] as const) {
+    const transport = () =>
+      over === "tcp" ? connectRedisTcp(url) : new RestTransport({ url: gw.url, token: TOKEN });
+
+    it(`a store refuses a prefix in another layout, init() or not (${over})`, async () => {
+      const { name, prefix, stored } = freshPrefix(admin);
+      await admin.send(["HSET", keys.meta(prefix), "layout", NEWER]);
+      // Like the Worker: never initialised, so only the scripts can tell.
+      const edge = new RedisStorage({ transport: transport(), prefix: name });
+      const upgrade =
+        /upgrade this node to a release that speaks layout \d+ \(docs\/UPGRADING\.md\)$/;
+      await assert.rejects(edge.stats(), refusal(NEWER, upgrade));
+      const scheduler = new Scheduler({ storage: edge, logger: silentLogger, pools: {} });
+      await assert.rejects(scheduler.submit({ id: "new-1", type: "t" }), refusal(NEWER, upgrade));
+      assert.deepEqual(await stored(), [keys.meta(prefix)], "nothing was written");
+      await edge.close();
+
+      const worker = over === "tcp"
+        ? new RedisStorage({ transport: transport(), prefix: name })
+        : new RestRedisStorage({ transport: transport() as RestTransport, prefix: name });
+      await assert.rejects(worker.init(), refusal(NEWER, upgrade));
+      await worker.close();
+
+      // An older stamp asks for a migration instead.
+      await admin.send(["HSET", keys.meta(prefix), "layout", "0"]);
+      const late = new RedisStorage({ transport: transport(), prefix: name });
+      await assert.rejects(late.init(), refusal("0", /migrate the store first/));
+      await late.close();
+    });
+  }
+
+  it("the HTTP API answers 503 storage with the message naming both versions", async () => {
+    const { name, prefix } = freshPrefix(admin);
+    await admin.send(["HSET", keys.meta(prefix), "layout", NEWER]);
+    const storage = new RedisStorage({ transport: connectRedisTcp(url), prefix: name });
+    const scheduler = new Scheduler({ storage, logger: silentLogger, pools: {} });
+    const app = createApp({ scheduler });
+    const res = await app.request("/skedulr/api/tasks");
+    const body = await res.json() as { error: { code: string; message: string } };
+    assert.equal(res.status, 503, JSON.stringify(body));
+    assert.equal(body.error.code, "storage");
+    assert.match(body.error.message, new RegExp(`storage layout ${NEWER} found`));
+    assert.match(body.error.message, new RegExp(`this code speaks layout ${LAYOUT}`));
+    assert.ok(res.headers.get("Retry-After"));
+    await storage.close();
+  });
+});
