@@ -1,9 +1,16 @@
 /**
- * @module admin — schedules, workers, stats, pause/resume, pool sizes and history under
- * `/skedulr/api`.
+ * @module admin — schedules, workers, stats, pause/resume, pool sizes and cluster-wide
+ * limits, and history under `/skedulr/api`.
  */
 import type { Hono, MiddlewareHandler } from "hono";
-import { isName, NAME_RULE, NotFoundError, type Scheduler } from "../src/mod.ts";
+import {
+  isName,
+  NAME_RULE,
+  NotFoundError,
+  parsePoolLimits,
+  type Scheduler,
+  ValidationError,
+} from "../src/mod.ts";
 import { requiredBody, validate } from "./body.ts";
 import type { SkedulrEnv } from "./env.ts";
 import { parseListQuery, PauseSchema, PoolSizeSchema } from "./schemas.ts";
@@ -52,9 +59,13 @@ export function adminRoutes(
       }]);
     }
     const input = requiredBody(c.var.body, '{ "concurrency": n }');
-    const { concurrency } = validate(PoolSizeSchema, input, "pool size");
-    await scheduler.scalePool(pool, concurrency);
-    return c.json({ pool, concurrency });
+    const { concurrency, ...limits } = validate(PoolSizeSchema, input, "pool size");
+    // Every field checked before anything is stored (`per` is the limits' own check).
+    const parsed = parsePoolLimits(limits);
+    if ("issues" in parsed) throw new ValidationError(parsed.issues, "pool limits");
+    if (concurrency !== undefined) await scheduler.scalePool(pool, concurrency);
+    if (Object.keys(limits).length) await scheduler.setPoolLimits(pool, limits);
+    return c.json({ pool, ...(concurrency !== undefined ? { concurrency } : {}), ...limits });
   });
 
   api.get("/history", role("read"), async (c) => {

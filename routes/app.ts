@@ -17,6 +17,8 @@
  *
  *   POST   /skedulr/api/tasks                 201 { id, status } (+ nextRunAt for every/cron);
  *                                              200 { id, status, existing } identical retry
+ *                                              200 { id, status, deduplicated } dedupe hit
+ *                                              200 { id, status, debounced, runAt } debounce
  *   POST   /skedulr/api/tasks/batch           201 { tasks: [...] }   ≤ 1000, all or none;
  *                                              200 when every spec was an identical retry
  *   GET    /skedulr/api/tasks                 200 { tasks, next }    ?status&type&pool&q&limit&cursor
@@ -29,7 +31,7 @@
  *   GET    /skedulr/api/workers               200 { workers }
  *   GET    /skedulr/api/stats                 200 stats
  *   POST   /skedulr/api/pause | /resume       200 { pool, paused }   { pool? }
- *   POST   /skedulr/api/pools/:name           200 { pool, concurrency }   { concurrency }
+ *   POST   /skedulr/api/pools/:name           200 { pool, ...fields }     { concurrency?, globalConcurrency?, rateLimit? }
  *   GET    /skedulr/api/history               200 { attempts, next } same query as tasks
  *   GET    /skedulr/api/openapi.json | /docs
  *   GET    /skedulr/api                       200 index: docs links, each route and its role

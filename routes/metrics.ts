@@ -71,6 +71,32 @@ export function renderMetrics(stats: SchedulerStats, workers: InstanceInfo[]): s
     "Tasks queued (ready) in each pool.",
     pools.map(([pool, p]) => [{ pool }, p.queued]),
   );
+  const limited = pools.filter(([, p]) => p.globalConcurrency !== null);
+  m.family(
+    "skedulr_pool_global_concurrency",
+    "gauge",
+    "Cluster-wide limit on tasks running in each pool (pools with one only).",
+    limited.map(([pool, p]) => [{ pool }, p.globalConcurrency!]),
+  );
+  const rated = pools.filter(([, p]) => p.rateLimit !== null);
+  m.family(
+    "skedulr_pool_rate_limit",
+    "gauge",
+    "Starts allowed per rate window in each pool, across the cluster (pools with one only).",
+    rated.map(([pool, p]) => [{ pool }, p.rateLimit!.max]),
+  );
+  m.family(
+    "skedulr_pool_rate_window_seconds",
+    "gauge",
+    "Length of each rate-limited pool's window.",
+    rated.map(([pool, p]) => [{ pool }, p.rateLimit!.perMs / 1000]),
+  );
+  m.family(
+    "skedulr_pool_rate_window_starts",
+    "gauge",
+    "Starts inside each rate-limited pool's current window, across the cluster.",
+    rated.map(([pool, p]) => [{ pool }, p.startsInWindow]),
+  );
   m.family(
     "skedulr_pool_paused",
     "gauge",

@@ -67,12 +67,23 @@ export function operationPaths(a: string): Json {
     [`${a}/pause`]: pause("pause", "Pause one pool (or all): running work finishes", true),
     [`${a}/resume`]: pause("resume", "Resume one pool (or all)", false),
     [`${a}/pools/{name}`]: {
-      post: op("setPoolSize", O, "Set a pool's concurrency on every instance", {
-        description: "Pools are made by configuration; this sizes one that exists.",
+      post: op("setPoolSize", O, "Set a pool's concurrency and cluster-wide limits", {
+        description: "Pools are made by configuration; this sizes one that exists. " +
+          "`concurrency` applies on every instance; `globalConcurrency` caps the pool's " +
+          "running tasks across all of them and `rateLimit` its starts in any window of " +
+          "`per` (null removes a limit). Any one field may come alone.",
         parameters: [pathId("name", "Pool name")],
         requestBody: body(ref("PoolSize")),
         responses: {
-          "200": ok("Set", obj({ pool: str, concurrency: int })),
+          "200": ok(
+            "Set: the fields given",
+            obj({
+              pool: str,
+              concurrency: int,
+              globalConcurrency: nullable("integer"),
+              rateLimit: { oneOf: [ref("RateLimitInput"), { type: "null" }] },
+            }, ["pool"]),
+          ),
           ...BODY_ERRORS,
           "404": failure("not_found: no instance runs this pool"),
         },

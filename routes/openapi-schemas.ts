@@ -5,7 +5,7 @@
  * field for field, so a client generated from the document types them usefully.
  * test/unit/openapi-client.test.ts holds real answers against these.
  */
-import { TaskSpecSchema } from "../src/mod.ts";
+import { PRUNED_STATUS, TaskSpecSchema } from "../src/mod.ts";
 import { API_ERROR_CODES } from "./errors.ts";
 import { int, type Json, jsonSchemaOf, list, nullable, obj, ref, str } from "./openapi-parts.ts";
 import {
@@ -48,9 +48,22 @@ function answerSchemas(): Json {
     TaskStatus: { type: "string", enum: TASK_STATUSES },
     Submitted: obj({
       id: str,
-      status: { type: "string", enum: [...TASK_STATUSES, "active"] },
+      status: {
+        type: "string",
+        enum: [...TASK_STATUSES, "active", PRUNED_STATUS],
+        description: "`pruned`: a deduplicated submit's first task, its row removed by retention",
+      },
       nextRunAt: at("A schedule's first firing"),
       existing: { const: true, description: "An identical earlier submit had stored it" },
+      deduplicated: {
+        const: true,
+        description: "Its `dedupe` key was taken: nothing stored, `id` is the first task's",
+      },
+      debounced: {
+        const: true,
+        description: "Its `debounce` key re-armed the waiting task `id`: nothing new stored",
+      },
+      runAt: at("A debounced task's new runAt"),
     }, ["id", "status"]),
     SubmitAnswer: {
       allOf: [ref("Submitted"), {
@@ -142,7 +155,21 @@ function answerSchemas(): Json {
       startedAt: at("Started"),
       lastSeen: at("Last heartbeat"),
     }, ["id", "host", "pid", "pools", "running", "startedAt", "lastSeen"]),
-    PoolStats: obj({ size: int, running: int, queued: int, paused: bool }),
+    PoolStats: obj({
+      size: int,
+      running: { ...int, description: "Running across every instance" },
+      queued: int,
+      paused: bool,
+      globalConcurrency: { ...nullable("integer"), description: "Cluster-wide cap on running" },
+      rateLimit: {
+        type: ["object", "null"],
+        properties: { max: int, perMs: int },
+        required: ["max", "perMs"],
+        description: "At most max starts in any window of perMs, across every instance",
+      },
+      startsInWindow: { ...int, description: "Starts inside the rate limit's current window" },
+    }),
+    RateLimitInput: obj({ max: int, per: { type: ["string", "integer"] } }),
     DurationStats: obj({
       count: int,
       meanMs: { type: "number" },

@@ -40,7 +40,9 @@ const SUBMIT_ERRORS = {
   ),
 };
 const IDENTICAL_RETRY = "Already stored by an identical earlier submit (same custom id, " +
-  "same spec): nothing new was stored, `existing` is true";
+  "same spec): nothing new was stored, `existing` is true; or its `dedupe` key was taken " +
+  "within its ttl: nothing stored, the first task is answered with `deduplicated: true`; " +
+  "or its `debounce` key re-armed a waiting task: `debounced: true` and its new `runAt`";
 
 /** The paths of `/skedulr/api/tasks...`. */
 function taskPaths(a: string): Json {

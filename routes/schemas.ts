@@ -4,7 +4,14 @@
  * generated from them, so the two cannot drift.
  */
 import * as v from "valibot";
-import { ALL_STATUSES, NameSchema, type TaskFilter, type TaskStatus } from "../src/mod.ts";
+import {
+  ALL_STATUSES,
+  MAX_GLOBAL_CONCURRENCY,
+  MAX_RATE_LIMIT,
+  NameSchema,
+  type TaskFilter,
+  type TaskStatus,
+} from "../src/mod.ts";
 import { validate } from "./body.ts";
 
 /** Most specs in one `POST /tasks/batch`. */
@@ -24,15 +31,42 @@ export const BulkResubmitSchema = v.strictObject({
   pool: v.optional(name),
 });
 
-/** `POST /pools/:name`: the pool's new concurrency on every instance. */
-export const PoolSizeSchema = v.strictObject({
-  concurrency: v.pipe(
+/** A cluster-wide limit: an integer 1..max. */
+const limit = (max: number) =>
+  v.pipe(
     v.number("expected a number"),
     v.integer("expected an integer"),
-    v.minValue(0, "must be at least 0"),
-    v.maxValue(10_000, "must be at most 10000"),
+    v.minValue(1, "must be at least 1"),
+    v.maxValue(max, `must be at most ${max}`),
+  );
+
+/**
+ * `POST /pools/:name`: any of the pool's concurrency on every instance, its cluster-wide
+ * `globalConcurrency` and `rateLimit` (null removes a limit). `per` is checked as a
+ * duration by the Scheduler (400 naming `rateLimit.per`).
+ */
+export const PoolSizeSchema = v.pipe(
+  v.strictObject({
+    concurrency: v.optional(v.pipe(
+      v.number("expected a number"),
+      v.integer("expected an integer"),
+      v.minValue(0, "must be at least 0"),
+      v.maxValue(10_000, "must be at most 10000"),
+    )),
+    globalConcurrency: v.optional(v.nullable(limit(MAX_GLOBAL_CONCURRENCY))),
+    rateLimit: v.optional(v.nullable(v.strictObject({
+      max: limit(MAX_RATE_LIMIT),
+      per: v.union(
+        [v.string(), v.number()],
+        'expected a duration like "1s" or "500ms", or ms',
+      ),
+    }, 'expected { "max": n, "per": "1s" } or null'))),
+  }),
+  v.check(
+    (b) => Object.keys(b).length > 0,
+    "expected at least one of concurrency, globalConcurrency, rateLimit",
   ),
-});
+);
 
 /** `POST /pause` and `/resume`: one pool, or every pool when omitted. */
 export const PauseSchema = v.strictObject({ pool: v.optional(name) });

@@ -4,7 +4,10 @@
  *
  * A submit answers 201 when it stored something, and 200 (`existing: true`) when it was an
  * identical retry of a submit already stored under the same custom ids (see
- * `Scheduler.submitMany`): a client whose submit timed out retries it safely.
+ * `Scheduler.submitMany`): a client whose submit timed out retries it safely. A single
+ * submit whose `dedupe` key was taken answers 200 with the first task (`deduplicated: true`),
+ * one whose `debounce` key re-armed a waiting task 200 with it (`debounced: true`, `runAt`);
+ * in a batch such items are flagged and the answer stays 201.
  *
  * A spec whose type no live worker handles is stored all the same and the answer carries
  * `warnings` (top-level in a batch, each prefixed with its spec's `[i]`); in strict mode it
@@ -18,16 +21,25 @@ import { requireRole, role } from "./roles.ts";
 import { BulkResubmitSchema, CancelSchema, MAX_BATCH, parseListQuery } from "./schemas.ts";
 
 /**
- * What a submit answers per spec: `{ id, status }`, plus `nextRunAt` for a schedule and
- * `existing: true` for a task an earlier try of the same submit stored.
+ * What a submit answers per spec: `{ id, status }`, plus `nextRunAt` for a schedule,
+ * `existing: true` for a task an earlier try of the same submit stored, and
+ * `deduplicated: true` for the first task of a taken `dedupe` key, `debounced: true` and
+ * `runAt` for the waiting task a `debounce` key re-armed.
  */
-export function submittedView(
-  s: Submitted,
-): { id: string; status: string; nextRunAt?: number; existing?: true } {
+export function submittedView(s: Submitted): {
+  id: string;
+  status: string;
+  nextRunAt?: number;
+  existing?: true;
+  deduplicated?: true;
+  debounced?: true;
+  runAt?: number;
+} {
   if (s.kind === "schedule") return { id: s.id, status: s.status, nextRunAt: s.nextRunAt };
-  return s.existing
-    ? { id: s.id, status: s.status, existing: true }
-    : { id: s.id, status: s.status };
+  if (s.existing) return { id: s.id, status: s.status, existing: true };
+  if (s.deduplicated) return { id: s.id, status: s.status, deduplicated: true };
+  if (s.debounced) return { id: s.id, status: s.status, debounced: true, runAt: s.runAt };
+  return { id: s.id, status: s.status };
 }
 
 /** The warnings of a batch, each naming its spec as `[i]: `; undefined when none. */
@@ -61,7 +73,9 @@ export function taskRoutes(
       c.header("Location", `/skedulr/api/tasks/${encodeURIComponent(submitted.id)}`);
     }
     const warnings = submitted.warnings ? { warnings: submitted.warnings } : {};
-    return c.json({ ...submittedView(submitted), ...warnings }, submitStatus([submitted]));
+    const hit = submitted.deduplicated || submitted.debounced;
+    const status = hit ? 200 : submitStatus([submitted]);
+    return c.json({ ...submittedView(submitted), ...warnings }, status);
   });
 
   api.post("/tasks/batch", role("submit"), body, async (c) => {

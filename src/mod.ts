@@ -9,6 +9,7 @@
  * const id = await s.submit({ type: "hello", payload: { name: "world" } });
  */
 export {
+  type PoolOptions,
   type PoolStats,
   type RegisterOptions,
   Scheduler,
@@ -42,9 +43,22 @@ export {
   type TaskSpec,
   TaskSpecSchema,
 } from "./core/task-schema.ts";
-export { DEFAULT_MIN_INTERVAL_MS, isWellFormed, textIssues } from "./core/bounds.ts";
+export {
+  DEFAULT_MIN_INTERVAL_MS,
+  isWellFormed,
+  MAX_GLOBAL_CONCURRENCY,
+  MAX_RATE_LIMIT,
+  MAX_RATE_PER_MS,
+  textIssues,
+} from "./core/bounds.ts";
+export {
+  parsePoolLimits,
+  type PoolLimits,
+  type PoolLimitsSpec,
+  type RateLimit,
+} from "./core/pool-limits.ts";
 export { configureErrorStacks, type ErrorStackPolicy } from "./core/stack-paths.ts";
-export { ALL_STATUSES, FINAL_STATUSES } from "./core/task.ts";
+export { ALL_STATUSES, FINAL_STATUSES, PRUNED_STATUS } from "./core/task.ts";
 export { isName, NAME_PATTERN, NAME_RULE, newId } from "./core/ids.ts";
 export type {
   AttemptRecord,

@@ -10,13 +10,26 @@ import { type Clock, systemClock } from "./core/clock.ts";
 import { ConflictError, NotFoundError, ValidationError } from "./core/errors.ts";
 import { newId, requireName } from "./core/ids.ts";
 import { collectSpecIssues, normalise, type TaskSpec } from "./core/task-schema.ts";
-import type { AttemptRecord, ScheduleRecord, TaskRecord, TaskStatus } from "./core/task.ts";
+import type {
+  AttemptRecord,
+  PRUNED_STATUS,
+  ScheduleRecord,
+  TaskRecord,
+  TaskStatus,
+} from "./core/task.ts";
 import { TimingWheel } from "./core/timing-wheel.ts";
 import type { BackoffFn } from "./core/backoff.ts";
 import { type Duration, durationMs } from "./core/duration.ts";
 import { DEFAULT_MIN_INTERVAL_MS } from "./core/bounds.ts";
+import {
+  parsePoolLimits,
+  type PoolLimits,
+  type PoolLimitsSpec,
+  type RateLimit,
+} from "./core/pool-limits.ts";
 import { MemoryStorage } from "./storage/memory/memory-storage.ts";
 import type {
+  Enqueued,
   HistoryFilter,
   InstanceInfo,
   Page,
@@ -38,8 +51,11 @@ export const MAX_SUBMIT_BATCH = 10_000;
 export interface SchedulerOptions {
   /** Where tasks live; defaults to a new embedded {@link MemoryStorage}. */
   storage?: Storage;
-  /** Pool name → concurrency on this instance. Default `{ default: 10 }`. */
-  pools?: Record<string, number>;
+  /**
+   * Pool name → concurrency on this instance, or {@link PoolOptions} with cluster-wide
+   * limits as well. Default `{ default: 10 }`.
+   */
+  pools?: Record<string, number | PoolOptions>;
   clock?: Clock;
   logger?: Logger;
   /** Lease of a running attempt; renewed every third of it. Default 30 s. */
@@ -80,6 +96,19 @@ export interface SchedulerOptions {
   pid?: number;
 }
 
+/**
+ * A pool's options: its concurrency on this instance, and cluster-wide limits stored at
+ * start only where none is stored yet for the pool (a later `setPoolLimits` survives
+ * restarts).
+ */
+export interface PoolOptions {
+  concurrency: number;
+  /** Most of the pool's tasks running at once across every instance. */
+  globalConcurrency?: number;
+  /** Most starts per `per` across every instance, over any window of that length. */
+  rateLimit?: { max: number; per: Duration };
+}
+
 /** Per-type handler options. */
 export interface RegisterOptions {
   /** A back-off computed in code (overrides the task's stored policy). */
@@ -94,10 +123,22 @@ export interface RegisterOptions {
 export interface Submitted {
   id: string;
   kind: "task" | "schedule";
-  status: TaskStatus | "active";
+  status: TaskStatus | "active" | typeof PRUNED_STATUS;
   nextRunAt?: number;
   /** An earlier try of this same submit had stored the task; nothing new was stored. */
   existing?: true;
+  /**
+   * Its `dedupe` key was taken: nothing was stored, `id` is the first task's and `status` its
+   * status now (`pruned` once retention removed its row).
+   */
+  deduplicated?: true;
+  /**
+   * Its `debounce` key mapped to a task still waiting: nothing new was stored, that task
+   * (`id`) now carries this spec and waits until `runAt`.
+   */
+  debounced?: true;
+  /** A debounced task's new runAt. */
+  runAt?: number;
   /** Present when its type has no handler on any live worker (the task is stored all the same). */
   warnings?: string[];
 }
@@ -105,9 +146,16 @@ export interface Submitted {
 /** Pool figures in `stats()`. */
 export interface PoolStats {
   size: number;
+  /** Running across every instance. */
   running: number;
   queued: number;
   paused: boolean;
+  /** The cluster-wide limit on `running`, or null. */
+  globalConcurrency: number | null;
+  /** The cluster-wide start rate limit, or null. */
+  rateLimit: RateLimit | null;
+  /** Starts inside the rate limit's current window (0 without one). */
+  startsInWindow: number;
 }
 
 export interface SchedulerStats extends Omit<StorageStats, "byPool"> {
@@ -139,9 +187,7 @@ export class Scheduler {
   #started = false;
 
   constructor(options: SchedulerOptions = {}) {
-    for (const pool of Object.keys(options.pools ?? {})) {
-      requireName(pool, `pools.${pool}`, "pools");
-    }
+    const { sizes, limits } = poolSettings(options.pools ?? { default: 10 });
     this.#minIntervalMs = options.minIntervalMs ?? DEFAULT_MIN_INTERVAL_MS;
     if (!(this.#minIntervalMs >= 0)) {
       throw new RangeError(`minIntervalMs: expected 0 ms or more, got ${options.minIntervalMs}`);
@@ -166,7 +212,8 @@ export class Scheduler {
       pollMs: options.pollMs ?? 5_000,
       recoverMs: options.recoverMs ?? Math.min(10_000, Math.max(1_000, Math.round(leaseMs / 3))),
       heartbeatMs: options.heartbeatMs ?? 10_000,
-      pools: options.pools ?? { default: 10 },
+      pools: sizes,
+      poolLimits: limits,
       handlers: this.#handlers,
       middleware: this.#middleware,
       wheel: new TimingWheel({ tickMs, clock: this.clock, unref: true }),
@@ -277,7 +324,7 @@ export class Scheduler {
     });
     const warned = (s: Submitted, i: number): Submitted =>
       warnings[i] ? { ...s, warnings: warnings[i] } : s;
-    let stored: TaskRecord[];
+    let stored: Enqueued[];
     try {
       stored = await this.storage.enqueue({ tasks: ordered, now });
     } catch (error) {
@@ -288,7 +335,8 @@ export class Scheduler {
       if (error instanceof ValidationError) throw callerIssues(error, ordered, callerOf, batch);
       throw error;
     }
-    const byId = new Map(stored.map((r) => [r.id, r]));
+    // Answers come in the order of `ordered`; a dedupe hit's id is the first task's.
+    const byId = new Map(ordered.map((t, k) => [t.id, stored[k]]));
     for (const schedule of schedules) {
       if (!schedule) continue;
       await this.storage.addSchedule(schedule);
@@ -303,8 +351,13 @@ export class Scheduler {
           nextRunAt: schedule.nextRunAt,
         }, i);
       }
-      const record = byId.get(tasks[i]!.id)!;
-      return warned({ id: record.id, kind: "task", status: record.status }, i);
+      const answer = byId.get(tasks[i]!.id)!;
+      const hit = "deduplicated" in answer
+        ? { deduplicated: true as const }
+        : "debounced" in answer
+        ? { debounced: true as const, runAt: answer.runAt }
+        : {};
+      return warned({ id: answer.id, kind: "task", status: answer.status, ...hit }, i);
     });
   }
 
@@ -426,14 +479,21 @@ export class Scheduler {
     const names = new Set([...counts.keys(), ...this.#instance.pools.keys()]);
     for (const c of controls) if (c.pool !== "*") names.add(c.pool);
     const globalPause = controls.find((c) => c.pool === "*")?.paused ?? false;
+    const now = this.clock.now();
     for (const name of names) {
       const control = controls.find((c) => c.pool === name);
       const local: WorkerPool | undefined = this.#instance.pools.get(name);
+      const rateLimit = control?.rateLimit ?? null;
       pools.set(name, {
         size: control?.size ?? local?.configuredSize ?? 0,
         running: counts.get(name)?.running ?? 0,
         queued: counts.get(name)?.queued ?? 0,
         paused: globalPause || (control?.paused ?? false),
+        globalConcurrency: control?.globalConcurrency ?? null,
+        rateLimit,
+        startsInWindow: rateLimit
+          ? await this.storage.poolStarts({ pool: name, perMs: rateLimit.perMs, now })
+          : 0,
       });
     }
     return { ...rest, pools: Object.fromEntries(pools) };
@@ -466,6 +526,22 @@ export class Scheduler {
     return this.#instance.scalePool(pool, size);
   }
 
+  /**
+   * Sets or removes (null) a pool's cluster-wide limits, live, for every instance:
+   * `globalConcurrency` (most running at once) and `rateLimit` (`{ max, per }`: most starts
+   * in any window of `per`). A field left out is unchanged. A pool no instance runs is a
+   * NotFoundError; a bad value a ValidationError naming the field.
+   */
+  async setPoolLimits(pool: string, spec: PoolLimitsSpec): Promise<void> {
+    requireName(pool, "pool", "pool limits");
+    const parsed = parsePoolLimits(spec);
+    if ("issues" in parsed) throw new ValidationError(parsed.issues, "pool limits");
+    if (!(await poolExists(this.storage, this.#instance.pools, pool, this.clock.now()))) {
+      throw new NotFoundError("Pool", pool);
+    }
+    await this.#instance.setPoolLimits(pool, parsed.limits);
+  }
+
   /** Calls `listener` with every attempt this instance finishes; returns the unsubscribe function. */
   onResult(listener: (record: AttemptRecord) => void): () => void {
     return this.#instance.results.on(listener);
@@ -475,4 +551,31 @@ export class Scheduler {
   results(signal?: AbortSignal): AsyncGenerator<AttemptRecord> {
     return this.#instance.results.iterate(signal);
   }
+}
+
+/** The `pools` option as sizes and the cluster-wide limits to store at start. */
+function poolSettings(
+  pools: Record<string, number | PoolOptions>,
+): { sizes: Record<string, number>; limits: Map<string, PoolLimits> } {
+  // Pairs, then fromEntries: pool names are the user's, never keys assigned to an object.
+  const sizes: [string, number][] = [];
+  const limits = new Map<string, PoolLimits>();
+  for (const [pool, option] of Object.entries(pools)) {
+    requireName(pool, `pools.${pool}`, "pools");
+    if (typeof option === "number") {
+      sizes.push([pool, option]);
+      continue;
+    }
+    const { concurrency, ...spec } = option;
+    sizes.push([pool, concurrency]);
+    const parsed = parsePoolLimits(spec);
+    if ("issues" in parsed) {
+      throw new ValidationError(
+        parsed.issues.map((i) => ({ ...i, path: `pools.${pool}.${i.path}` })),
+        "pools",
+      );
+    }
+    if (Object.keys(parsed.limits).length) limits.set(pool, parsed.limits);
+  }
+  return { sizes: Object.fromEntries(sizes), limits };
 }

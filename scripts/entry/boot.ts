@@ -18,6 +18,7 @@ import {
   newId,
   outboundPolicy,
   parseWorkerConfig,
+  type PoolOptions,
   Scheduler,
   type Storage,
   type WorkerConfig,
@@ -118,6 +119,17 @@ export interface Booted {
   stop(): Promise<void>;
 }
 
+/** SKEDULR_POOLS as the Scheduler's `pools`: a size, or a size with cluster-wide limits. */
+function poolOptions(config: WorkerConfig): Record<string, number | PoolOptions> {
+  const limits = new Map(Object.entries(config.poolLimits));
+  return Object.fromEntries(
+    Object.entries(config.pools).map(([pool, size]) => {
+      const l = limits.get(pool);
+      return [pool, l ? { concurrency: size, ...l } : size];
+    }),
+  );
+}
+
 /** Starts a node: `runWorkers` true for `worker` (pools + wheel), false for `serve` (API only). */
 export async function boot(runWorkers: boolean): Promise<Booted> {
   const config = loadConfig();
@@ -129,7 +141,7 @@ export async function boot(runWorkers: boolean): Promise<Booted> {
   const { storage, description } = createStorage(config);
   const scheduler = new Scheduler({
     storage,
-    pools: runWorkers ? config.pools : {},
+    pools: runWorkers ? poolOptions(config) : {},
     clock: runtimeClock,
     logger: log,
     host: hostName(),

@@ -12,6 +12,7 @@
  * line `FLAGS <flag>,...` (then a comment, if any) becomes the script's Redis 7 shebang
  * (`#!lua flags=<flag>,...`), e.g. `allow-oom` for the transitions that finish work, which a
  * full Redis must not refuse. lua-lint.ts checks what each file includes and names.
+ * `lua/migrations/*.lua` become MIGRATION_SCRIPTS: the only scripts without the layout guard.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -20,6 +21,8 @@ import { codeOnly, lintLua, type LuaFile } from "./lua-lint.ts";
 
 export const LUA_DIR = "src/storage/redis/lua";
 export const INCLUDES_DIR = `${LUA_DIR}/includes`;
+/** Scripts of migrations, which run before the layout guard would let a script in. */
+export const MIGRATIONS_DIR = `${LUA_DIR}/migrations`;
 export const OUT = "src/storage/redis/scripts.generated.ts";
 /** Written by gen-lua.ts beside the hand-written includes, for people reading them. */
 export const FACTS_FILE = `${INCLUDES_DIR}/facts.lua`;
@@ -80,54 +83,57 @@ function usedFacts(facts: string, code: string): string {
 }
 
 /**
- * The code alone: the .lua files are the documented source, and comments would be a third
- * of every script loaded into Redis, sent on a NOSCRIPT fallback, and shipped twice in the
- * package.
+ * The code alone, unindented: the .lua files are the documented source, and comments and
+ * indentation would be half of every script loaded into Redis, sent on a NOSCRIPT fallback,
+ * and shipped twice in the package.
  */
 function withoutComments(lua: string): string {
-  return codeOnly(lua, true).split("\n").map((l) => l.trimEnd()).filter((l) => l !== "")
+  return codeOnly(lua, true).split("\n").map((l) => l.trim()).filter((l) => l !== "")
     .join("\n");
 }
 
-export function generate(): string {
-  const includes = readIncludes();
-  const files = readdirSync(LUA_DIR).filter((f) => f.endsWith(".lua")).sort();
-  const scripts: LuaFile[] = [];
-  const entries: string[] = [];
-  for (const file of files) {
-    const m = NAME.exec(file);
-    if (!m) throw new Error(`${LUA_DIR}/${file}: name it <camelOp>-<numKeys>.lua`);
-    const script = parse(join(LUA_DIR, file), readFileSync(join(LUA_DIR, file), "utf8"));
-    const raw = script.source;
-    scripts.push(script);
-    if (!raw.startsWith("--[[")) {
-      throw new Error(
-        `${LUA_DIR}/${file}: open with a --[[ header ]] documenting KEYS, ARGV and returns`,
-      );
-    }
-    const flags = FLAGS.exec(raw.slice(0, raw.indexOf("]]")))?.[1].split(",") ?? [];
-    for (const flag of flags) {
-      if (!KNOWN_FLAGS.has(flag)) {
-        throw new Error(`${LUA_DIR}/${file}: unknown script flag ${flag}`);
-      }
-    }
-    const shebang = flags.length ? `#!lua flags=${flags.join(",")}\n` : "";
-    const code = inline(script, includes, new Set());
-    const source = shebang +
-      withoutComments(
-        code.replace(FACTS_MARK, () => usedFacts(body(includes.get("facts")!.source), code)),
-      ) + "\n";
-    if (/redis\.call\(\s*['"]TIME['"]/i.test(source)) {
-      throw new Error(`${LUA_DIR}/${file}: scripts take now from the caller; never call TIME`);
-    }
-    if (/['"]KEYS['"]\s*,/.test(source)) throw new Error(`${LUA_DIR}/${file}: never use KEYS`);
-    entries.push(
-      `  ${m[1]}: {\n    name: ${JSON.stringify(m[1])},\n    numKeys: ${m[2]},\n` +
-        `    source:\n      ${JSON.stringify(source)},\n  },`,
+/** One script file made into its generated entry; `file` is checked like every script's. */
+function bundle(dir: string, file: string, includes: Map<string, LuaFile>) {
+  const m = NAME.exec(file);
+  if (!m) throw new Error(`${dir}/${file}: name it <camelOp>-<numKeys>.lua`);
+  const script = parse(join(dir, file), readFileSync(join(dir, file), "utf8"));
+  const raw = script.source;
+  if (!raw.startsWith("--[[")) {
+    throw new Error(
+      `${dir}/${file}: open with a --[[ header ]] documenting KEYS, ARGV and returns`,
     );
   }
-  lintLua(scripts, includes);
-  const names = files.map((f) => JSON.stringify(NAME.exec(f)![1]));
+  const flags = FLAGS.exec(raw.slice(0, raw.indexOf("]]")))?.[1].split(",") ?? [];
+  for (const flag of flags) {
+    if (!KNOWN_FLAGS.has(flag)) throw new Error(`${dir}/${file}: unknown script flag ${flag}`);
+  }
+  const shebang = flags.length ? `#!lua flags=${flags.join(",")}\n` : "";
+  const code = inline(script, includes, new Set());
+  const source = shebang +
+    withoutComments(
+      code.replace(FACTS_MARK, () => usedFacts(body(includes.get("facts")!.source), code)),
+    ) + "\n";
+  if (/redis\.call\(\s*['"]TIME['"]/i.test(source)) {
+    throw new Error(`${dir}/${file}: scripts take now from the caller; never call TIME`);
+  }
+  if (dir === LUA_DIR && /['"]KEYS['"]\s*,/.test(source)) {
+    throw new Error(`${dir}/${file}: never use KEYS`);
+  }
+  const entry = `  ${m[1]}: {\n    name: ${JSON.stringify(m[1])},\n    numKeys: ${m[2]},\n` +
+    `    source:\n      ${JSON.stringify(source)},\n  },`;
+  return { name: m[1], script, entry };
+}
+
+const luaFiles = (dir: string) => readdirSync(dir).filter((f) => f.endsWith(".lua")).sort();
+
+export function generate(): string {
+  const includes = readIncludes();
+  const bundled = luaFiles(LUA_DIR).map((f) => bundle(LUA_DIR, f, includes));
+  const migrations = luaFiles(MIGRATIONS_DIR).map((f) => bundle(MIGRATIONS_DIR, f, includes));
+  const scripts = bundled.map((b) => b.script);
+  const entries = bundled.map((b) => b.entry);
+  lintLua(scripts, includes, migrations.map((b) => b.script));
+  const names = bundled.map((b) => JSON.stringify(b.name));
   return `/**
  * @module scripts.generated — the Lua scripts of ./lua/, inlined, comments left out. Generated
  * by scripts/tools/gen-lua.ts: do not edit; edit the .lua files and run
@@ -141,6 +147,14 @@ export type ScriptName =
 
 export const SCRIPTS: Readonly<Record<ScriptName, LuaScript>> = {
 ${entries.join("\n")}
+};
+
+/**
+ * Scripts run only by migrations (src/storage/redis/migrations.ts): they read a store of the
+ * layout before this code's, so they check the stamp themselves instead of the guard.
+ */
+export const MIGRATION_SCRIPTS: Readonly<Record<string, LuaScript>> = {
+${migrations.map((b) => b.entry).join("\n")}
 };
 `;
 }

@@ -2,7 +2,8 @@
  * @module lua-lint — keeps the split Lua includes honest (run by lua-bundle.ts on every
  * generate): each file includes what it names and names what it includes, so a script
  * carries only the helpers it uses and a helper is never found missing at run time (Lua
- * meets an undeclared name only when that line runs); every script runs the layout guard;
+ * meets an undeclared name only when that line runs); every script runs the layout guard
+ * (a migration's never: it checks the stamp itself);
  * no value lua-facts.ts owns is copied by hand.
  */
 import { ALL_STATUSES, FINAL_STATUSES } from "../../src/core/task.ts";
@@ -84,7 +85,11 @@ const COPIES: [RegExp, string][] = [
 ];
 
 /** Throws with every problem found in the scripts and the includes they use. */
-export function lintLua(scripts: LuaFile[], includes: Map<string, LuaFile>): void {
+export function lintLua(
+  scripts: LuaFile[],
+  includes: Map<string, LuaFile>,
+  migrations: LuaFile[] = [],
+): void {
   const problems: string[] = [];
   const code = new Map<LuaFile, string>();
   const codeOf = (f: LuaFile) => code.get(f) ?? code.set(f, codeOnly(f.source)).get(f)!;
@@ -100,7 +105,7 @@ export function lintLua(scripts: LuaFile[], includes: Map<string, LuaFile>): voi
   };
 
   const helpers = [...includes.values()].filter((f) => !f.path.endsWith("/facts.lua"));
-  for (const f of [...scripts, ...helpers]) {
+  for (const f of [...scripts, ...migrations, ...helpers]) {
     const text = codeOf(f);
     const local = declared(text);
     const used = [...identifiers(text)].filter((n) => definedIn.has(n) && !local.has(n));
@@ -116,7 +121,8 @@ export function lintLua(scripts: LuaFile[], includes: Map<string, LuaFile>): voi
         problems.push(`${f.path} includes "${name}" but names nothing it declares`);
       }
     }
-    if (!f.path.endsWith("/prefix.lua") && /\bKEYS\b/.test(text)) {
+    const ownsKeys = f.path.endsWith("/prefix.lua") || migrations.includes(f);
+    if (!ownsKeys && /\bKEYS\b/.test(text)) {
       problems.push(
         `${f.path} reads KEYS: name P (includes/prefix.lua, which runs the layout guard)`,
       );
@@ -140,6 +146,13 @@ export function lintLua(scripts: LuaFile[], includes: Map<string, LuaFile>): voi
   for (const s of scripts) {
     if (!reach(s).has("prefix")) {
       problems.push(`${s.path} must include "prefix" (the layout guard)`);
+    }
+  }
+  for (const s of migrations) {
+    if (reach(s).has("prefix")) {
+      problems.push(
+        `${s.path} must not include "prefix": its guard refuses the layout it migrates`,
+      );
     }
   }
   if (problems.length) throw new Error(`Lua sources:\n  ${problems.join("\n  ")}`);

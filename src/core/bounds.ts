@@ -10,6 +10,52 @@ import type { FieldIssue } from "./errors.ts";
 /** The default floor of `every` and of the gap between two cron occurrences (1 s). */
 export const DEFAULT_MIN_INTERVAL_MS = 1_000;
 
+/** Most tasks a pool's `globalConcurrency` may let run at once across the cluster. */
+export const MAX_GLOBAL_CONCURRENCY = 1_000_000;
+
+/** Most starts a pool's `rateLimit.max` may allow per period: it bounds the start log. */
+export const MAX_RATE_LIMIT = 10_000;
+
+/** Longest `rateLimit.per` (1 day); the shortest is 1 ms. */
+export const MAX_RATE_PER_MS = 86_400_000;
+
+/** Longest `dedupe.key`, in UTF-8 bytes (it becomes part of a Redis key name). */
+export const MAX_DEDUPE_KEY_BYTES = 256;
+
+/**
+ * Longest `dedupe.ttl`: 30 days. A dedupe entry outlives its task (retention may prune the
+ * row), so the bound caps how long a store keeps entries nobody reads any more.
+ */
+export const MAX_DEDUPE_TTL_MS = 30 * 86_400_000;
+
+/**
+ * Longest `debounce.delay` and `debounce.maxWait`: 30 days, as for `dedupe.ttl` (a burst
+ * longer than that is a schedule, not a burst).
+ */
+export const MAX_DEBOUNCE_MS = 30 * 86_400_000;
+
+/** Why a `debounce.delay` or `debounce.maxWait` of `ms` is out of bounds, or null. */
+export function debounceWaitProblem(ms: number): string | null {
+  if (ms < 1) return "must be at least 1 ms";
+  if (ms <= MAX_DEBOUNCE_MS) return null;
+  return `must be at most ${formatMs(MAX_DEBOUNCE_MS)}, got ${formatMs(ms)}`;
+}
+
+/** Why a `dedupe.key` or `debounce.key` is unusable, or null. */
+export function dedupeKeyProblem(key: string): string | null {
+  if (key.length === 0) return "must not be empty";
+  const bytes = new TextEncoder().encode(key).length;
+  if (bytes <= MAX_DEDUPE_KEY_BYTES) return null;
+  return `must be at most ${MAX_DEDUPE_KEY_BYTES} bytes of UTF-8, got ${bytes}`;
+}
+
+/** Why a `dedupe.ttl` of `ttlMs` is out of bounds, or null. */
+export function dedupeTtlProblem(ttlMs: number): string | null {
+  if (ttlMs < 1) return "must be at least 1 ms";
+  if (ttlMs <= MAX_DEDUPE_TTL_MS) return null;
+  return `must be at most ${formatMs(MAX_DEDUPE_TTL_MS)}, got ${formatMs(ttlMs)}`;
+}
+
 /** Most ill-formed strings reported for one input: a payload could hold thousands. */
 const MAX_TEXT_ISSUES = 10;
 

@@ -27,6 +27,8 @@ export function toNewTask(spec: ParsedSpec, now: number): NewTask {
     onSuccessOf: spec.onSuccessOf,
     onFailureOf: spec.onFailureOf,
     createdAt: now,
+    ...(spec.dedupe ? { dedupe: spec.dedupe } : {}),
+    ...(spec.debounce ? { debounce: spec.debounce } : {}),
   };
 }
 

@@ -6,10 +6,13 @@ import * as v from "valibot";
 import { type FieldIssue, ValidationError } from "./errors.ts";
 import { MAX_DURATION_MS, parseDuration } from "./duration.ts";
 import { NAME_PATTERN, NAME_RULE } from "./ids.ts";
-import { type Backoff, DEFAULT_MAX_STALLS } from "./task.ts";
+import { type Backoff, type Debounce, type Dedupe, DEFAULT_MAX_STALLS } from "./task.ts";
 import {
   cronIntervalProblem,
   cronProblem,
+  debounceWaitProblem,
+  dedupeKeyProblem,
+  dedupeTtlProblem,
   DEFAULT_MIN_INTERVAL_MS,
   everyProblem,
   isTimeZone,
@@ -64,6 +67,39 @@ const backoffSchema = v.variant("type", [
   }),
 ], 'expected { type: "fixed", delay } or { type: "exponential", base, max, jitter }');
 
+const dedupeSchema = v.strictObject({
+  key: v.pipe(
+    v.string("expected a string"),
+    v.check((key) => dedupeKeyProblem(key) === null, (i) => dedupeKeyProblem(i.input)!),
+  ),
+  ttl: v.pipe(
+    duration,
+    v.check(
+      (ttl) => dedupeTtlProblem((parseDuration(ttl) as { ms: number }).ms) === null,
+      (i) => dedupeTtlProblem((parseDuration(i.input) as { ms: number }).ms)!,
+    ),
+  ),
+});
+
+/** A `debounce.delay` or `debounce.maxWait`: a duration from 1 ms to MAX_DEBOUNCE_MS. */
+const debounceWait = v.pipe(
+  duration,
+  v.check(
+    (d) => debounceWaitProblem((parseDuration(d) as { ms: number }).ms) === null,
+    (i) => debounceWaitProblem((parseDuration(i.input) as { ms: number }).ms)!,
+  ),
+);
+
+const debounceSchema = v.strictObject({
+  // The same rule as dedupe.key: it becomes part of a Redis key name.
+  key: v.pipe(
+    v.string("expected a string"),
+    v.check((key) => dedupeKeyProblem(key) === null, (i) => dedupeKeyProblem(i.input)!),
+  ),
+  delay: debounceWait,
+  maxWait: v.optional(debounceWait),
+});
+
 const jsonValue = v.check(
   (value: unknown) => isJson(value, 0),
   "must be plain JSON (no functions, undefined, NaN, Infinity, BigInt or cycles; depth ≤ 64)",
@@ -75,6 +111,8 @@ export const TaskSpecSchema = v.strictObject({
   payload: v.optional(v.pipe(v.unknown(), jsonValue)),
   id: v.optional(name),
   key: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(256))),
+  dedupe: v.optional(dedupeSchema),
+  debounce: v.optional(debounceSchema),
   priority: v.optional(
     v.pipe(v.number(), v.integer("expected an integer"), v.minValue(-1e9), v.maxValue(1e9)),
   ),
@@ -106,6 +144,8 @@ export interface ParsedSpec {
   payload: unknown;
   id: string | null;
   key: string | null;
+  dedupe: Dedupe | null;
+  debounce: Debounce | null;
   priority: number;
   pool: string;
   runAt: number | null;
@@ -171,9 +211,38 @@ export function collectSpecIssues(
   };
   exclusive("delay", "runAt");
   exclusive("every", "cron");
+  // `key` refuses a second task while the first is unfinished; `dedupe` answers with it.
+  exclusive("key", "dedupe");
   const recurring = spec.every !== undefined || spec.cron !== undefined;
+  if (spec.debounce !== undefined && !recurring) {
+    // The store decides its id and runAt, and it has no parents: one waiting task per key.
+    const alone = [
+      "id",
+      "key",
+      "dedupe",
+      "delay",
+      "runAt",
+      "dependsOn",
+      "onSuccessOf",
+      "onFailureOf",
+    ] as const;
+    for (const f of alone) exclusive(f, "debounce");
+    const { delay, maxWait } = spec.debounce;
+    if (maxWait !== undefined && parseMs(maxWait) < parseMs(delay)) {
+      issues.push({ path: at("debounce.maxWait"), message: "must be at least debounce.delay" });
+    }
+  }
   if (recurring) {
-    for (const f of ["dependsOn", "onSuccessOf", "onFailureOf", "key", "id"] as const) {
+    const once = [
+      "dependsOn",
+      "onSuccessOf",
+      "onFailureOf",
+      "key",
+      "dedupe",
+      "debounce",
+      "id",
+    ] as const;
+    for (const f of once) {
       if (spec[f] !== undefined) {
         issues.push({ path: at(f), message: "is not allowed on a recurring or cron schedule" });
       }
@@ -212,6 +281,7 @@ export function normalise(spec: TaskSpec, now: number): ParsedSpec {
   const ms = (d: unknown) => (parseDuration(d) as { ms: number }).ms;
   let runAt: number | null = null;
   if (spec.delay !== undefined) runAt = now + ms(spec.delay);
+  if (spec.debounce !== undefined) runAt = now + ms(spec.debounce.delay);
   if (spec.runAt !== undefined) {
     runAt = typeof spec.runAt === "number" ? spec.runAt : Date.parse(spec.runAt);
   }
@@ -220,6 +290,14 @@ export function normalise(spec: TaskSpec, now: number): ParsedSpec {
     payload: spec.payload ?? null,
     id: spec.id ?? null,
     key: spec.key ?? null,
+    dedupe: spec.dedupe ? { key: spec.dedupe.key, ttlMs: ms(spec.dedupe.ttl) } : null,
+    debounce: spec.debounce
+      ? {
+        key: spec.debounce.key,
+        delayMs: ms(spec.debounce.delay),
+        maxWaitMs: spec.debounce.maxWait !== undefined ? ms(spec.debounce.maxWait) : null,
+      }
+      : null,
     priority: spec.priority ?? 0,
     pool: spec.pool ?? "default",
     runAt,
@@ -235,6 +313,8 @@ export function normalise(spec: TaskSpec, now: number): ParsedSpec {
     onFailureOf: spec.onFailureOf ?? null,
   };
 }
+
+const parseMs = (d: unknown) => (parseDuration(d) as { ms: number }).ms;
 
 function normaliseBackoff(
   b: NonNullable<TaskSpec["backoff"]>,

@@ -22,6 +22,12 @@ export const DEFAULT_MAX_STALLS = 3;
 /** Statuses a task never leaves on its own (only `resubmit` revives dead and cancelled). */
 export const FINAL_STATUSES: ReadonlySet<TaskStatus> = new Set(["succeeded", "dead", "cancelled"]);
 
+/**
+ * What a deduplicated submit reports as the first task's status once retention removed its
+ * row (only succeeded and cancelled rows are pruned). Never a task's own status.
+ */
+export const PRUNED_STATUS = "pruned";
+
 export const ALL_STATUSES: readonly TaskStatus[] = [
   "scheduled",
   "waiting",
@@ -85,6 +91,27 @@ export interface TaskRecord {
   workerId: string | null;
 }
 
+/**
+ * An idempotent submit: within `ttlMs` of the first submit with `key`, a submit with the
+ * same key stores nothing and is answered with the first task (even once it finished).
+ */
+export interface Dedupe {
+  key: string;
+  ttlMs: number;
+}
+
+/**
+ * A debounced submit: while the task a submit with `key` stored still waits for its runAt,
+ * a submit with the same key replaces it (its spec, keeping its id) and moves its runAt to
+ * `delayMs` after now, never past `maxWaitMs` after the burst's first submit.
+ */
+export interface Debounce {
+  key: string;
+  delayMs: number;
+  /** Null: no cap, each submit of the burst postpones the run by `delayMs`. */
+  maxWaitMs: number | null;
+}
+
 /** A validated task ready for the store: everything but what the store decides. */
 export interface NewTask {
   id: string;
@@ -103,6 +130,10 @@ export interface NewTask {
   onSuccessOf: string | null;
   onFailureOf: string | null;
   createdAt: number;
+  /** Absent or null: every submit stores a task. Never part of the stored record. */
+  dedupe?: Dedupe | null;
+  /** Absent or null: not debounced. Its `runAt` is then now + `delayMs`. */
+  debounce?: Debounce | null;
 }
 
 /** The parents a new task waits for, each with the outcome it needs. */

@@ -4,6 +4,7 @@
  * swap `retryAt` and `now` the way `fail(lease, error, now, retryAt)` silently could.
  */
 import type { NewTask, TaskError } from "../core/task.ts";
+import type { PoolLimits } from "../core/pool-limits.ts";
 import type { EndedFilter, InstanceInfo, Lease, LeaseOwner } from "./types.ts";
 
 export interface EnqueueParams {
@@ -104,6 +105,21 @@ export interface PoolSizeParams {
   pool: string;
   /** null: back to each instance's configured size. */
   size: number | null;
+}
+
+export interface PoolLimitsParams {
+  pool: string;
+  /** An absent field is left as it is; null removes that limit. */
+  limits: PoolLimits;
+  /** Set each given field only where the store holds none yet (a worker's start-up). */
+  ifAbsent?: boolean;
+}
+
+/** Starts of `pool` inside the window `(now - perMs, now]`. */
+export interface PoolStartsParams {
+  pool: string;
+  perMs: number;
+  now: number;
 }
 
 export interface PauseParams {

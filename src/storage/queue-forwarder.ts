@@ -6,17 +6,17 @@
 import type { TaskRecord } from "../core/task.ts";
 import type * as P from "./params.ts";
 import type { QueueStore } from "./storage.ts";
-import type { ClaimedTask, Recovery } from "./types.ts";
+import type { Claimed, Enqueued, Recovery } from "./types.ts";
 
 export abstract class QueueForwarder implements QueueStore {
   /** The part that owns the task transitions. */
   protected abstract readonly queue: QueueStore;
 
-  enqueue(p: P.EnqueueParams): Promise<TaskRecord[]> {
+  enqueue(p: P.EnqueueParams): Promise<Enqueued[]> {
     return this.queue.enqueue(p);
   }
 
-  claim(p: P.ClaimParams): Promise<ClaimedTask[]> {
+  claim(p: P.ClaimParams): Promise<Claimed> {
     return this.queue.claim(p);
   }
 

@@ -34,7 +34,9 @@ import type {
   FireParams,
   HeartbeatParams,
   PauseParams,
+  PoolLimitsParams,
   PoolSizeParams,
+  PoolStartsParams,
   ProgressParams,
   RateLimitParams,
   ReleaseClaimParams,
@@ -45,7 +47,8 @@ import type {
   StepParams,
 } from "./params.ts";
 import type {
-  ClaimedTask,
+  Claimed,
+  Enqueued,
   FireResult,
   HistoryFilter,
   InstanceInfo,
@@ -83,15 +86,35 @@ export interface QueueStore {
    * `waiting` (parents unfinished), `cancelled` (a parent already ended the wrong way),
    * `scheduled` (runAt in the future, added to the delayed set), else `queued`.
    * Parents may be earlier tasks of the same batch.
+   *
+   * A task with `dedupe` whose key an earlier submit (or an earlier task of the batch) took
+   * less than its `ttlMs` before `now` is not checked or stored: its answer is a
+   * `DedupedTask` (types.ts) naming that first task. Otherwise the stored task takes the key for
+   * `ttlMs` from `now`, whatever becomes of the task (finished, pruned).
+   *
+   * A task with `debounce` whose key maps to a task still `scheduled` with `now` before its
+   * runAt (or to an earlier task of the batch) is not checked or stored either: that task
+   * takes its spec (all but the id) and a runAt of `now + delayMs`, capped at `maxWaitMs`
+   * after the burst's first submit (a `delayed` event is published); the answer is a
+   * `DebouncedTask`. Otherwise a stored debounced task that waits starts a burst until its
+   * runAt. Answers are in the order of `tasks`.
    */
-  enqueue(p: EnqueueParams): Promise<TaskRecord[]>;
+  enqueue(p: EnqueueParams): Promise<Enqueued[]>;
 
   /**
    * Takes up to `max` queued tasks of `pool` — highest priority first, FIFO among equals —
    * unless the pool is paused. Each becomes `running` with `attempt + 1`, `startedAt = now`
    * and a lease owned by `owner` until `now + leaseMs`, under a new claim token.
+   *
+   * The pool's cluster-wide limits cap the take (see {@link InstanceRegistry.setPoolLimits}):
+   * at most `globalConcurrency` minus its tasks running anywhere, and at most
+   * `rateLimit.max` minus its starts inside `(now - perMs, now]` (a log of start times,
+   * at most `max` kept). When the rate limit held queued work back, the answer's
+   * `heldUntil` is when the next start is allowed (the oldest start in the window + perMs).
+   * Each transition that ends or hands back a running task frees its slot; in a pool with a
+   * global limit and queued work, it publishes `ready` so every instance claims again.
    */
-  claim(p: ClaimParams): Promise<ClaimedTask[]>;
+  claim(p: ClaimParams): Promise<Claimed>;
 
   /**
    * Hands back the tasks of a claim whose reply was lost (`claimedAt` is the `now` it sent):
@@ -211,6 +234,15 @@ export interface InstanceRegistry {
 
   /** Sets a pool's cluster-wide size (null: back to each instance's configured size). */
   setPoolSize(p: PoolSizeParams): Promise<void>;
+  /**
+   * Sets or removes (null) a pool's cluster-wide limits, `globalConcurrency` and
+   * `rateLimit`; a field left out is unchanged. With `ifAbsent`, only fields the store holds
+   * no value for are set (atomically), so a restart never undoes an operator's change.
+   * Publishes `control`, and `ready` for the pool (a raised limit may let work start).
+   */
+  setPoolLimits(p: PoolLimitsParams): Promise<void>;
+  /** How many of `pool`'s starts fall in `(now - perMs, now]` (its rate limit's usage). */
+  poolStarts(p: PoolStartsParams): Promise<number>;
   /** Pauses or resumes one pool, or every pool when `pool` is null. */
   setPaused(p: PauseParams): Promise<void>;
   /** Control state of every pool that has any (plus the global pause as pool `*`). */

@@ -2,7 +2,36 @@
  * @module types — the records the storage contract (storage.ts) reads and answers: filters
  * and pages, leases, statistics, instances, pool controls and events.
  */
-import type { TaskRecord, TaskStatus } from "../core/task.ts";
+import type { PRUNED_STATUS, TaskRecord, TaskStatus } from "../core/task.ts";
+import type { RateLimit } from "../core/pool-limits.ts";
+
+/**
+ * What `enqueue` answers for a task whose `dedupe` key an earlier submit holds: nothing was
+ * stored; `id` is the first task's. `status` is its status now, or `pruned` when retention
+ * already removed its row (it had succeeded or been cancelled).
+ */
+export interface DedupedTask {
+  id: string;
+  status: TaskStatus | typeof PRUNED_STATUS;
+  deduplicated: true;
+}
+
+/**
+ * What `enqueue` answers for a task whose `debounce` key maps to a task still waiting for its
+ * runAt: that task now carries this submit's spec (keeping its id) and waits until `runAt`.
+ */
+export interface DebouncedTask {
+  id: string;
+  status: "scheduled";
+  runAt: number;
+  debounced: true;
+}
+
+/**
+ * What `enqueue` answers per task, in the order given: the stored record, a dedupe hit, or
+ * a debounce hit.
+ */
+export type Enqueued = TaskRecord | DedupedTask | DebouncedTask;
 
 /** Filters for {@link QueryStore.list} and {@link QueryStore.history}. */
 export interface TaskFilter {
@@ -65,6 +94,12 @@ export interface ClaimedTask extends TaskRecord {
   token: string;
 }
 
+/**
+ * What {@link QueueStore.claim} answers: the tasks, and `heldUntil` when the pool's rate
+ * limit held queued work back: the time (the claimers' clock) its next start is allowed.
+ */
+export type Claimed = ClaimedTask[] & { heldUntil?: number };
+
 /** What one run of the recovery duty did. */
 export interface Recovery {
   /** Expired leases put back to work (or, past maxStalls, dead). */
@@ -73,12 +108,16 @@ export interface Recovery {
   cascadesPending: boolean;
 }
 
-/** Cluster-wide control of one pool: its size and whether it is paused. */
+/** Cluster-wide control of one pool: its size, pause flag and cluster-wide limits. */
 export interface PoolControl {
   pool: string;
   /** null: each instance uses the size it was configured with. */
   size: number | null;
   paused: boolean;
+  /** Most of its tasks running at once across every instance; null: no such limit. */
+  globalConcurrency: number | null;
+  /** Most starts in any window of `perMs` across every instance; null: no such limit. */
+  rateLimit: RateLimit | null;
 }
 
 /** Duration statistics of one task type over its recent attempts. */

@@ -8,6 +8,7 @@ import { DEFAULT_MIN_INTERVAL_MS } from "../core/bounds.ts";
 import { MAX_DURATION_MS, parseDuration } from "../core/duration.ts";
 import { MAX_TIMER_MS } from "../core/clock.ts";
 import { outboundPolicy } from "../core/outbound-policy.ts";
+import { parsePoolLimits, type PoolLimitsSpec } from "../core/pool-limits.ts";
 import {
   type ApiKeyEntry,
   LOOPBACK_HOSTS,
@@ -23,6 +24,14 @@ export interface WorkerConfig {
   /** Upstash-style REST endpoint and token (the edge transport). */
   rest: { url: string; token: string } | null;
   pools: Record<string, number>;
+  /**
+   * Cluster-wide limits per pool (SKEDULR_POOLS `name=size:global=n:rate=n/duration`),
+   * stored at start where none is stored yet for the pool.
+   */
+  poolLimits: Record<
+    string,
+    { globalConcurrency?: number; rateLimit?: { max: number; per: number } }
+  >;
   leaseMs: number | null;
   /** Module whose default export maps task type → handler; null when none. */
   jobsModule: string | null;
@@ -74,7 +83,8 @@ export const ENV_VARS: Record<string, string> = {
   UPSTASH_REDIS_REST_URL: "Upstash-compatible REST endpoint (with UPSTASH_REDIS_REST_TOKEN)",
   UPSTASH_REDIS_REST_TOKEN: "bearer token for the REST endpoint",
   SKEDULR_POOLS:
-    "pool sizes, e.g. default=10,critical=4,background=2 (default: default=10,critical=4)",
+    "pool sizes, e.g. default=10,critical=4,background=2 (default: default=10,critical=4); " +
+    "cluster-wide limits after the size: emails=10:global=20:rate=100/1s (set where none is stored yet)",
   SKEDULR_DEMO:
     "1 submits the example tasks at start (default: 1 on the embedded store, 0 on Redis or REST)",
   SKEDULR_LEASE_MS: "lease of a running task in ms, 100 ms to 100 years (default 30000)",
@@ -154,16 +164,21 @@ export function parseWorkerConfig(env: Record<string, string | undefined>): Work
 
   // A Map while reading: pool names are the user's, never keys of a plain object.
   const pools = new Map<string, number>();
+  const poolLimits = new Map<string, WorkerConfig["poolLimits"][string]>();
   const poolSpec = get("SKEDULR_POOLS") ?? "default=10,critical=4";
   for (const part of poolSpec.split(",").map((p) => p.trim()).filter(Boolean)) {
-    const m = /^([^=\s]+)\s*=\s*(\d+)$/.exec(part);
+    const m = /^([^=\s]+)\s*=\s*(\d+)((?::[^:]*)*)$/.exec(part);
     if (!m || !NAME_PATTERN.test(m[1]) || Number(m[2]) > 10_000) {
       problems.push(
         `SKEDULR_POOLS: expected name=size pairs like default=10,critical=4 (size 0..10000), got ${
           JSON.stringify(part)
         }`,
       );
-    } else pools.set(m[1], Number(m[2]));
+      continue;
+    }
+    pools.set(m[1], Number(m[2]));
+    const limits = poolOptions(m[1], m[3].split(":").slice(1), problems);
+    if (limits) poolLimits.set(m[1], limits);
   }
   if (pools.size === 0 && !problems.some((p) => p.startsWith("SKEDULR_POOLS"))) {
     problems.push("SKEDULR_POOLS: names no pool");
@@ -267,6 +282,7 @@ export function parseWorkerConfig(env: Record<string, string | undefined>): Work
     redisUrl,
     rest: restUrl && restToken ? { url: restUrl, token: restToken } : null,
     pools: Object.fromEntries(pools),
+    poolLimits: Object.fromEntries(poolLimits),
     leaseMs,
     jobsModule: get("SKEDULR_JOBS"),
     port,
@@ -287,6 +303,42 @@ export function parseWorkerConfig(env: Record<string, string | undefined>): Work
     strictTypes: strictTypes === "1",
     demo: demo === null ? !redisUrl && !(restUrl && restToken) : demo === "1",
     statusMs,
+  };
+}
+
+/** A pool's `global=n` and `rate=n/duration` options of SKEDULR_POOLS, or null for none. */
+function poolOptions(
+  pool: string,
+  options: string[],
+  problems: string[],
+): WorkerConfig["poolLimits"][string] | null {
+  const spec: PoolLimitsSpec = {};
+  for (const option of options) {
+    const global = /^global=(\d+)$/.exec(option.trim());
+    const rate = /^rate=(\d+)\/(.+)$/.exec(option.trim());
+    if (global && spec.globalConcurrency === undefined) spec.globalConcurrency = Number(global[1]);
+    else if (rate && spec.rateLimit === undefined) {
+      spec.rateLimit = { max: Number(rate[1]), per: rate[2] };
+    } else {
+      problems.push(
+        `SKEDULR_POOLS: pool ${pool}: expected options global=n and rate=n/duration after the ` +
+          `size, like emails=10:global=20:rate=100/1s, got ${JSON.stringify(option)}`,
+      );
+      return null;
+    }
+  }
+  if (options.length === 0) return null;
+  const parsed = parsePoolLimits(spec);
+  if ("issues" in parsed) {
+    for (const issue of parsed.issues) {
+      problems.push(`SKEDULR_POOLS: pool ${pool}: ${issue.path} ${issue.message}`);
+    }
+    return null;
+  }
+  const { globalConcurrency: g, rateLimit: r } = parsed.limits;
+  return {
+    ...(g ? { globalConcurrency: g } : {}),
+    ...(r ? { rateLimit: { max: r.max, per: r.perMs } } : {}),
   };
 }
 

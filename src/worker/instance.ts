@@ -4,6 +4,7 @@
  */
 import type { Clock } from "../core/clock.ts";
 import type { TimingWheel } from "../core/timing-wheel.ts";
+import type { PoolLimits } from "../core/pool-limits.ts";
 import type { Storage, StorageEvent } from "../storage/storage.ts";
 import { LeaseKeeper } from "./lease-keeper.ts";
 import type { Logger, Middleware } from "./middleware.ts";
@@ -28,6 +29,8 @@ export interface InstanceOptions {
   recoverMs: number;
   heartbeatMs: number;
   pools: Record<string, number>;
+  /** Cluster-wide limits to store at start where none is stored yet for the pool. */
+  poolLimits: Map<string, PoolLimits>;
   handlers: Map<string, HandlerEntry>;
   middleware: Middleware[];
   wheel: TimingWheel;
@@ -80,6 +83,10 @@ export class Instance {
     const { storage, clock, wheel } = this.#o;
     this.#startedAt = clock.now();
     this.#unsubscribe = storage.subscribe((event) => this.#onEvent(event));
+    // Set-if-absent: a limit an operator changed since (API) survives this restart.
+    for (const [pool, limits] of this.#o.poolLimits) {
+      await storage.setPoolLimits({ pool, limits, ifAbsent: true });
+    }
     await this.#refreshControls();
     wheel.start();
     this.#promoter.start();
@@ -135,6 +142,10 @@ export class Instance {
   async scalePool(pool: string, size: number): Promise<void> {
     await this.#o.storage.setPoolSize({ pool, size });
     await this.#refreshControls();
+  }
+
+  async setPoolLimits(pool: string, limits: PoolLimits): Promise<void> {
+    await this.#o.storage.setPoolLimits({ pool, limits });
   }
 
   #pool(name: string, size: number): WorkerPool {

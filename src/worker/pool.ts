@@ -3,14 +3,15 @@
  * (per lane, see {@link Lane}), runs each attempt, and settles it (complete, retry or dead).
  *
  * A pool pumps when woken (new work announced, a slot freed, controls changed, the backstop
- * poll) and never polls in a tight loop. Its size and pause flag are cluster-wide controls
- * read from storage; the configured size is the default.
+ * poll, the time its rate limit allows the next start) and never polls in a tight loop. Its
+ * size and pause flag are cluster-wide controls read from storage; the configured size is
+ * the default. Cluster-wide limits are the store's: a claim takes only what they allow.
  */
 import type { Clock } from "../core/clock.ts";
 import { isStorageFault, toErrorInfo } from "../core/errors.ts";
 import type { AttemptRecord } from "../core/task.ts";
 import type { BackoffFn } from "../core/backoff.ts";
-import type { ClaimedTask, QueueStore } from "../storage/storage.ts";
+import type { Claimed, ClaimedTask, QueueStore } from "../storage/storage.ts";
 import { compose, type Handler, type Logger, type Middleware } from "./middleware.ts";
 import { attemptRecord, type OutcomeDeps, storeOutcome } from "./outcome.ts";
 import { withRetries } from "./retry.ts";
@@ -81,6 +82,9 @@ export class WorkerPool {
   /** The wait before the next claim after failed ones; 0 while claims succeed. */
   #claimRetryMs = 0;
   #claimRetry: unknown;
+  /** The wake-up armed for when the rate limit allows the next start (Infinity: none). */
+  #heldUntil = Infinity;
+  #heldTimer: unknown;
   readonly #outcomes: OutcomeDeps;
 
   constructor(name: string, size: number, deps: PoolDeps) {
@@ -114,6 +118,25 @@ export class WorkerPool {
     this.#stopped = true;
     if (this.#claimRetry !== undefined) this.#deps.clock.clearTimer(this.#claimRetry);
     this.#claimRetry = undefined;
+    if (this.#heldTimer !== undefined) this.#deps.clock.clearTimer(this.#heldTimer);
+    this.#heldTimer = undefined;
+    this.#heldUntil = Infinity;
+  }
+
+  /**
+   * Wakes the pool at `at`, when its rate limit allows the next start: no event announces
+   * that moment. One timer per pool; an earlier one armed already covers a later time.
+   */
+  #wakeAt(at: number): void {
+    const { clock } = this.#deps;
+    if (this.#stopped || at >= this.#heldUntil) return;
+    if (this.#heldTimer !== undefined) clock.clearTimer(this.#heldTimer);
+    this.#heldUntil = at;
+    this.#heldTimer = clock.setTimer(() => {
+      this.#heldTimer = undefined;
+      this.#heldUntil = Infinity;
+      this.wake();
+    }, Math.max(0, at - clock.now()));
   }
 
   /**
@@ -173,7 +196,7 @@ export class WorkerPool {
       const free = this.#slots(lane) - lane.active;
       if (free <= 0) return;
       const claimedAt = clock.now();
-      let tasks: ClaimedTask[];
+      let tasks: Claimed;
       try {
         tasks = await storage.claim({
           pool: this.name,
@@ -196,6 +219,7 @@ export class WorkerPool {
         return;
       }
       for (const task of tasks) this.#start(task, lane, claimedAt);
+      if (tasks.heldUntil !== undefined) this.#wakeAt(tasks.heldUntil);
       if (tasks.length < free) return;
       if (lane.index === 0) this.#follow();
     }

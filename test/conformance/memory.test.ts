@@ -14,6 +14,8 @@ import { boundsSuite } from "./suite-bounds.ts";
 import { limitsSuite } from "./suite-limits.ts";
 import { typesSuite } from "./suite-types.ts";
 import { queriesSuite } from "./suite-queries.ts";
+import { dedupeSuite } from "./suite-dedupe.ts";
+import { debounceSuite } from "./suite-debounce.ts";
 
 const memory: StorageFactory = (options) => {
   const storage = new MemoryStorage(options);
@@ -31,3 +33,5 @@ boundsSuite("memory", memory);
 limitsSuite("memory", memory);
 typesSuite("memory", memory);
 queriesSuite("memory", memory);
+dedupeSuite("memory", memory);
+debounceSuite("memory", memory);

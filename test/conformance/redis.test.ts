@@ -17,6 +17,8 @@ import { boundsSuite } from "./suite-bounds.ts";
 import { limitsSuite } from "./suite-limits.ts";
 import { typesSuite } from "./suite-types.ts";
 import { queriesSuite } from "./suite-queries.ts";
+import { dedupeSuite } from "./suite-dedupe.ts";
+import { debounceSuite } from "./suite-debounce.ts";
 
 const redis: StorageFactory = async (options) => {
   const transport = connectRedisTcp(await testRedisUrl());
@@ -39,3 +41,5 @@ boundsSuite(backend, redis);
 limitsSuite(backend, redis);
 typesSuite(backend, redis);
 queriesSuite(backend, redis);
+dedupeSuite(backend, redis);
+debounceSuite(backend, redis);

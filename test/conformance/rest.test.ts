@@ -21,6 +21,8 @@ import { boundsSuite } from "./suite-bounds.ts";
 import { limitsSuite } from "./suite-limits.ts";
 import { typesSuite } from "./suite-types.ts";
 import { queriesSuite } from "./suite-queries.ts";
+import { dedupeSuite } from "./suite-dedupe.ts";
+import { debounceSuite } from "./suite-debounce.ts";
 
 const TOKEN = "conformance-rest-token";
 let gateway: RunningGateway | undefined;
@@ -55,4 +57,6 @@ describe(backend, () => {
   limitsSuite(backend, rest);
   typesSuite(backend, rest);
   queriesSuite(backend, rest);
+  dedupeSuite(backend, rest);
+  debounceSuite(backend, rest);
 });

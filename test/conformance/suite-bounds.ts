@@ -58,6 +58,9 @@ export function boundsSuite(backend: string, factory: StorageFactory): void {
           running: 0,
           queued: 1,
           paused: false,
+          globalConcurrency: null,
+          rateLimit: null,
+          startsInWindow: 0,
         });
         assert.equal(own(stats.pools, "constructor")?.size, 1);
         assert.equal(own(stats.pools, "toString")?.running, 0);

@@ -111,6 +111,29 @@ export function faultsSuite(backend: string, factory: StorageFactory): void {
       }
     });
 
+    it("a dedupe submit whose reply was lost, retried, stores one task and answers with it", async () => {
+      const faults = new Faults();
+      const h = await harness(factory, { faults, start: false });
+      try {
+        const spec = { type: "t", payload: 1, dedupe: { key: "lost-reply", ttl: "1h" } };
+        faults.inject("enqueue", "lose-reply", 1);
+        await assert.rejects(h.s.submit(spec), /reply was lost/);
+        const [retry] = await h.s.submitMany([spec]);
+        assert.equal(retry.deduplicated, true);
+        const { items } = await h.s.list();
+        assert.deepEqual(items.map((t) => t.id), [retry.id], "one task, the first try's");
+        // A custom id too: the retry still answers with the stored task.
+        faults.inject("enqueue", "lose-reply", 1);
+        const custom = { ...spec, id: "order-7", dedupe: { key: "custom", ttl: "1h" } };
+        await assert.rejects(h.s.submit(custom), /reply was lost/);
+        assert.equal(await h.s.submit(custom), "order-7");
+        assert.equal((await h.s.list()).items.length, 2);
+        assert.equal(faults.reached.get("enqueue"), 4);
+      } finally {
+        await h.close();
+      }
+    });
+
     it("a failure refused while the store is unreachable is retried until it answers", async () => {
       const faults = new Faults();
       const h = await harness(factory, { faults });

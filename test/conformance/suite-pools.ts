@@ -5,6 +5,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { harness, type StorageFactory } from "./harness.ts";
 import { gate } from "../../scripts/tools/wait.ts";
+import { poolLimitsSuite } from "./suite-pool-limits.ts";
 
 export function poolsSuite(backend: string, factory: StorageFactory): void {
   describe(`${backend}: priorities and pools`, () => {
@@ -144,4 +145,5 @@ export function poolsSuite(backend: string, factory: StorageFactory): void {
       }
     });
   });
+  poolLimitsSuite(backend, factory);
 }

@@ -160,6 +160,71 @@ describe("api: pause, resume, pools", () => {
       await f.close();
     }
   });
+
+  it("POST /pools/:name sets and removes cluster-wide limits, each field alone; /stats shows them", async () => {
+    const f = await apiFixture({ handlers: { x: () => 1 } });
+    try {
+      const post = (body: unknown) => f.call("POST", `${A}/pools/default`, body);
+      const size = (await f.s.stats()).pools.default.size;
+      const global = await post({ globalConcurrency: 3 });
+      assert.equal(global.status, 200);
+      assert.deepEqual(global.body, { pool: "default", globalConcurrency: 3 });
+      const rate = await post({ rateLimit: { max: 5, per: "1s" } });
+      assert.deepEqual(rate.body, { pool: "default", rateLimit: { max: 5, per: "1s" } });
+      let pool = (await f.call("GET", `${A}/stats`)).body.pools.default;
+      assert.equal(pool.globalConcurrency, 3);
+      assert.deepEqual(pool.rateLimit, { max: 5, perMs: 1000 });
+      assert.equal(pool.startsInWindow, 0);
+      assert.equal(pool.size, size, "the per-instance size is unchanged");
+      assert.equal((await post({ globalConcurrency: null })).status, 200);
+      pool = (await f.call("GET", `${A}/stats`)).body.pools.default;
+      assert.equal(pool.globalConcurrency, null);
+      assert.deepEqual(pool.rateLimit, { max: 5, perMs: 1000 }, "a field left out is unchanged");
+      assert.equal((await post({ rateLimit: null })).status, 200);
+      assert.equal((await f.s.stats()).pools.default.rateLimit, null);
+      const metrics = await f.call("GET", "/skedulr/metrics");
+      assert.match(String(metrics.body ?? metrics.text), /skedulr_pool_global_concurrency/);
+    } finally {
+      await f.close();
+    }
+  });
+
+  it("POST /pools/:name answers 400 naming the bad limit field, and stores nothing", async () => {
+    const f = await apiFixture({ handlers: { x: () => 1 } });
+    try {
+      const size = (await f.s.stats()).pools.default.size;
+      const cases: [unknown, string][] = [
+        [{ globalConcurrency: 0 }, "globalConcurrency"],
+        [{ globalConcurrency: 2.5 }, "globalConcurrency"],
+        [{ globalConcurrency: "3" }, "globalConcurrency"],
+        [{ globalConcurrency: 1_000_001 }, "globalConcurrency"],
+        [{ rateLimit: { max: 0, per: "1s" } }, "rateLimit.max"],
+        [{ rateLimit: { max: 10_001, per: "1s" } }, "rateLimit.max"],
+        [{ rateLimit: { max: 5, per: "0ms" } }, "rateLimit.per"],
+        [{ rateLimit: { max: 5, per: "2d" } }, "rateLimit.per"],
+        [{ rateLimit: { max: 5, per: "soon" } }, "rateLimit.per"],
+        [{ rateLimit: { max: 5 } }, "rateLimit.per"],
+        [{ rateLimit: { max: 5, per: "1s", burst: 2 } }, "rateLimit.burst"],
+        [{ rateLimit: 5 }, "rateLimit"],
+        [{ globalConcurrency: 2, limit: 3 }, "limit"],
+        [{ concurrency: 2, globalConcurrency: -1 }, "globalConcurrency"],
+      ];
+      for (const [body, path] of cases) {
+        const bad = await f.call("POST", `${A}/pools/default`, body);
+        assert.equal(bad.status, 400, JSON.stringify(body));
+        assert.equal(bad.body.error.code, "invalid_request");
+        const paths = (bad.body.error.issues ?? []).map((i: { path: string }) => i.path);
+        assert.ok(paths.includes(path), `${JSON.stringify(body)}: issues ${JSON.stringify(paths)}`);
+      }
+      const pool = (await f.s.stats()).pools.default;
+      assert.equal(pool.globalConcurrency, null);
+      assert.equal(pool.size, size, "a bad limit beside a good concurrency stores neither");
+      const unknown = await f.call("POST", `${A}/pools/nope`, { globalConcurrency: 2 });
+      assert.equal(unknown.status, 404);
+    } finally {
+      await f.close();
+    }
+  });
 });
 
 describe("api: history", () => {

@@ -111,7 +111,15 @@ describe("api bounds: pools", () => {
       assert.equal((await f.call("POST", T, { type: "x", pool: "valueOf" })).status, 201);
       const { pools } = (await f.call("GET", `${A}/stats`)).body;
       assert.deepEqual(Object.keys(pools).sort(), ["constructor", "default", "valueOf"]);
-      assert.deepEqual(pools.valueOf, { size: 0, running: 0, queued: 1, paused: false });
+      assert.deepEqual(pools.valueOf, {
+        size: 0,
+        running: 0,
+        queued: 1,
+        paused: false,
+        globalConcurrency: null,
+        rateLimit: null,
+        startsInWindow: 0,
+      });
       const metrics = (await f.call("GET", "/skedulr/metrics")).text;
       assert.match(metrics, /skedulr_pool_queued\{pool="valueOf"\} 1/);
       assert.match(metrics, /skedulr_pool_size\{pool="constructor"\} 1/);

@@ -207,11 +207,44 @@ describe("api metrics", () => {
   it("escapes label values", () => {
     const text = renderMetrics({
       byStatus: {} as never,
-      pools: { 'we"ird\\pool\n': { size: 1, running: 0, queued: 0, paused: false } },
+      pools: {
+        'we"ird\\pool\n': {
+          size: 1,
+          running: 0,
+          queued: 0,
+          paused: false,
+          globalConcurrency: null,
+          rateLimit: null,
+          startsInWindow: 0,
+        },
+      },
       totals: { succeeded: 0, failedAttempts: 0, dead: 0, stalled: 0 },
       durations: {},
     }, []);
     assert.ok(text.includes('skedulr_pool_size{pool="we\\"ird\\\\pool\\n"} 1'));
+  });
+
+  it("exports each pool's cluster-wide limits and their usage", () => {
+    const pool = { size: 5, running: 3, queued: 9, paused: false, startsInWindow: 4 };
+    const text = renderMetrics({
+      byStatus: {} as never,
+      pools: {
+        emails: { ...pool, globalConcurrency: 3, rateLimit: { max: 5, perMs: 500 } },
+        plain: { ...pool, globalConcurrency: null, rateLimit: null, startsInWindow: 0 },
+      },
+      totals: { succeeded: 0, failedAttempts: 0, dead: 0, stalled: 0 },
+      durations: {},
+    }, []);
+    for (
+      const line of [
+        'skedulr_pool_global_concurrency{pool="emails"} 3',
+        'skedulr_pool_rate_limit{pool="emails"} 5',
+        'skedulr_pool_rate_window_seconds{pool="emails"} 0.5',
+        'skedulr_pool_rate_window_starts{pool="emails"} 4',
+        'skedulr_pool_running{pool="emails"} 3',
+      ]
+    ) assert.ok(text.includes(line), line);
+    assert.ok(!text.includes('skedulr_pool_rate_limit{pool="plain"}'));
   });
 });
 

@@ -55,6 +55,49 @@ describe("worker configuration", () => {
     assert.throws(() => parseWorkerConfig({ UPSTASH_REDIS_REST_URL: "https://x" }), /set together/);
   });
 
+  it("reads cluster-wide pool limits after a pool's size in SKEDULR_POOLS", () => {
+    const c = parseWorkerConfig({
+      SKEDULR_POOLS: "emails=10:global=20:rate=100/1s,critical=4,q:x=2:rate=5/500ms",
+    });
+    assert.deepEqual(c.pools, { emails: 10, critical: 4, "q:x": 2 });
+    assert.deepEqual(c.poolLimits, {
+      emails: { globalConcurrency: 20, rateLimit: { max: 100, per: 1000 } },
+      "q:x": { rateLimit: { max: 5, per: 500 } },
+    });
+    assert.deepEqual(parseWorkerConfig({}).poolLimits, {});
+  });
+
+  it("names SKEDULR_POOLS, the pool and the reason for a bad limit", () => {
+    const cases: [string, RegExp][] = [
+      [
+        "emails=10:global=0",
+        /SKEDULR_POOLS: pool emails: globalConcurrency expected an integer 1\.\./,
+      ],
+      [
+        "emails=10:rate=0/1s",
+        /SKEDULR_POOLS: pool emails: rateLimit\.max expected an integer 1\.\./,
+      ],
+      [
+        "emails=10:rate=5/soon",
+        /SKEDULR_POOLS: pool emails: rateLimit\.per expected ms or a duration/,
+      ],
+      ["emails=10:rate=5/0ms", /SKEDULR_POOLS: pool emails: rateLimit\.per expected 1ms to 1d/],
+      [
+        "emails=10:burst=3",
+        /SKEDULR_POOLS: pool emails: expected options global=n and rate=n\/duration.*"burst=3"/,
+      ],
+      ["emails=10:global=2:global=3", /SKEDULR_POOLS: pool emails: expected options.*"global=3"/],
+      ["emails=10:rate=5", /SKEDULR_POOLS: pool emails: expected options.*"rate=5"/],
+    ];
+    for (const [spec, message] of cases) {
+      assert.throws(() => parseWorkerConfig({ SKEDULR_POOLS: spec }), (e: unknown) => {
+        assert.ok(e instanceof ConfigError, spec);
+        assert.match(e.problems.join("\n"), message, spec);
+        return true;
+      });
+    }
+  });
+
   it("reads SKEDULR_DEMO and SKEDULR_STATUS_MS like every other variable", () => {
     assert.equal(parseWorkerConfig({}).demo, true, "the demo runs on the embedded store");
     assert.equal(parseWorkerConfig({ REDIS_URL: "redis://h:1" }).demo, false);

@@ -11,7 +11,7 @@ import { RedisStorage } from "../../src/storage/redis/redis-storage.ts";
 import { connectRedisTcp } from "../../src/adapters/redis-tcp.ts";
 import { SkedulrError, ValidationError } from "../../src/core/errors.ts";
 import type { NewTask, ScheduleRecord } from "../../src/core/task.ts";
-import type { HistoryFilter, Lease, Storage } from "../../src/storage/storage.ts";
+import type { Enqueued, HistoryFilter, Lease, Storage } from "../../src/storage/storage.ts";
 import { testRedisUrl, uniquePrefix } from "../../scripts/tools/redis-server.ts";
 import { eventually } from "../../scripts/tools/wait.ts";
 import { newTask } from "../../scripts/tools/new-task.ts";
@@ -168,6 +168,18 @@ async function run(seed: number, steps: number) {
           const known = [...ids, ...batch.map((t) => t.id)];
           const parent = () => (rnd() < 0.05 ? "ghost" : pick(known));
           const flow = known.length && rnd() < 0.35 ? rnd() : -1;
+          // Few keys and short ttls: hits, expiries and in-batch repeats all happen.
+          const dedupe = rnd() < 0.25
+            ? { key: pick(["d1", "d2", "d3"]), ttlMs: pick([300, 2_000, 10_000]) }
+            : null;
+          // As the Scheduler makes them: no parents, runAt = now + delay.
+          const debounce = !dedupe && rnd() < 0.2
+            ? {
+              key: pick(["b1", "b2"]),
+              delayMs: pick([500, 1_500]),
+              maxWaitMs: pick([null, 2_000]),
+            }
+            : null;
           batch.push({
             id,
             type: pick(["alpha", "beta"]),
@@ -176,19 +188,27 @@ async function run(seed: number, steps: number) {
             payload: { n, tag: rnd() < 0.2 ? "x7" : "plain", f: rnd() },
             maxRetries: Math.floor(rnd() * 3),
             maxStalls: Math.floor(rnd() * 2),
-            runAt: rnd() < 0.3 ? now + Math.floor(rnd() * 3_000) - 500 : null,
-            key: rnd() < 0.15 ? pick(["k1", "k2", "k3"]) : null,
+            runAt: debounce
+              ? now + debounce.delayMs
+              : rnd() < 0.3
+              ? now + Math.floor(rnd() * 3_000) - 500
+              : null,
+            key: !dedupe && !debounce && rnd() < 0.15 ? pick(["k1", "k2", "k3"]) : null,
+            dedupe,
+            debounce,
             timeoutMs: rnd() < 0.2 ? 1_000 : null,
             backoff: rnd() < 0.2 ? { type: "fixed", delayMs: 100 } : null,
             scheduleId: null,
-            dependsOn: flow >= 0 && flow < 0.5 ? [parent(), parent()] : [],
-            onSuccessOf: flow >= 0.5 && flow < 0.75 ? parent() : null,
-            onFailureOf: flow >= 0.75 ? parent() : null,
+            dependsOn: !debounce && flow >= 0 && flow < 0.5 ? [parent(), parent()] : [],
+            onSuccessOf: !debounce && flow >= 0.5 && flow < 0.75 ? parent() : null,
+            onFailureOf: !debounce && flow >= 0.75 ? parent() : null,
             createdAt: now,
           });
         }
         const res = await both("enqueue", (s) => s.enqueue({ tasks: batch, now }));
-        if (res.ok) ids.push(...batch.map((t) => t.id));
+        // A dedupe or debounce hit stored nothing: its id names no task.
+        const answers = (res.ok ?? []) as Enqueued[];
+        answers.forEach((a, k) => "deduplicated" in a || "debounced" in a || ids.push(batch[k].id));
       } else if (r < 0.40) {
         // Arguments are drawn once, outside the closures, so both stores get the same.
         const pool = pick(["a", "b"]);
@@ -198,12 +218,16 @@ async function run(seed: number, steps: number) {
         // Tokens are each store's own: compared apart from the records, by count.
         const got = await both("claim", async (s, store) => {
           const tasks = await s.claim({ pool, max, owner, now });
-          return tasks.map(({ token, ...task }) => {
-            (tokens.get(task.id) ?? tokens.set(task.id, []).get(task.id)!)[store] = token;
-            return task;
-          });
+          // Under a rate limit, when the next start is allowed is part of the answer.
+          return {
+            heldUntil: tasks.heldUntil,
+            tasks: tasks.map(({ token, ...task }) => {
+              (tokens.get(task.id) ?? tokens.set(task.id, []).get(task.id)!)[store] = token;
+              return task;
+            }),
+          };
         });
-        for (const t of (got.ok ?? []) as { id: string }[]) {
+        for (const t of (got.ok as { tasks?: { id: string }[] })?.tasks ?? []) {
           claimed.set(t.id, { worker: owner.workerId, tokens: tokens.get(t.id)! });
         }
         lastClaim = { pool, owner, at: now };
@@ -310,6 +334,22 @@ async function run(seed: number, steps: number) {
         const pool = pick(["a", "b", "c"]);
         const size = rnd() < 0.3 ? null : Math.floor(rnd() * 5);
         await both("setPoolSize", (s) => s.setPoolSize({ pool, size }));
+      } else if (r < 0.99) {
+        // Cluster-wide limits: claims above then run under them (and the slots they free).
+        const pool = pick(["a", "b"]);
+        const draw = <T>(
+          value: () => T,
+        ) => (rnd() < 0.25 ? null : rnd() < 0.3 ? undefined : value());
+        const limits = {
+          globalConcurrency: draw(() => 1 + Math.floor(rnd() * 4)),
+          rateLimit: draw(() => ({
+            max: 1 + Math.floor(rnd() * 4),
+            perMs: 100 + Math.floor(rnd() * 900),
+          })),
+        };
+        const ifAbsent = rnd() < 0.3;
+        await both("setPoolLimits", (s) => s.setPoolLimits({ pool, limits, ifAbsent }));
+        await both("poolStarts", (s) => s.poolStarts({ pool, perMs: 500, now }));
       } else if (r < 0.995) {
         const pool = rnd() < 0.3 ? null : pick(["a", "b"]);
         const paused = rnd() < 0.3;

@@ -1,6 +1,7 @@
 /**
- * The data layout version (docs/UPGRADING.md): init() stamps it on a prefix written before
- * versions, which keeps working; every script refuses a prefix stamped with another layout
+ * The data layout version (docs/UPGRADING.md): init() migrates a prefix written before
+ * versions or stamped with an older layout, keeping its tasks; a prefix that never held a
+ * task takes this layout on its first call; every script refuses a prefix stamped with another layout
  * before it writes anything, over TCP and REST, with or without init() (the Worker never
  * calls it), with a message naming both versions; the HTTP API answers that 503 `storage`.
  */
@@ -72,22 +73,50 @@ describe("data layout", () => {
     assert.equal(at, LAYOUT, "bumping LAYOUT needs a migration (src/storage/redis/migrations.ts)");
   });
 
-  it("an old prefix without meta keeps working, and init() stamps the current layout", async () => {
+  it("a store written before layout versions is migrated by init(), its tasks kept", async () => {
     const { name, prefix } = freshPrefix(admin);
-    // Written as a release before layout versions would: no init(), so no stamp.
-    const old = new RedisStorage({ transport: connectRedisTcp(url), prefix: name });
-    const scheduler = new Scheduler({ storage: old, logger: silentLogger, pools: {} });
+    const writer = new RedisStorage({ transport: connectRedisTcp(url), prefix: name });
+    const scheduler = new Scheduler({ storage: writer, logger: silentLogger, pools: {} });
     await scheduler.submit({ id: "old-1", type: "t" });
-    assert.equal(await admin.send(["HGET", keys.meta(prefix), "layout"]), null);
-    await old.close();
+    // What a release before layout versions leaves: its data, no meta key.
+    await admin.send(["DEL", keys.meta(prefix)]);
+    await assert.rejects(writer.stats(), refusal(String(UNVERSIONED_LAYOUT), /migrate the store/));
+    await writer.close();
 
-    const store = new RedisStorage({ transport: connectRedisTcp(url), prefix: name });
-    await store.init();
+    // Two nodes of this release starting at once both migrate it, once.
+    const nodes = [0, 1].map(() =>
+      new RedisStorage({ transport: connectRedisTcp(url), prefix: name })
+    );
+    await Promise.all(nodes.map((n) => n.init()));
     assert.equal(await admin.send(["HGET", keys.meta(prefix), "layout"]), String(LAYOUT));
-    assert.equal((await store.get("old-1"))?.status, "queued");
-    await store.init(); // again: nothing changes
+    assert.equal((await nodes[0].get("old-1"))?.status, "queued");
+    await nodes[1].init(); // again: nothing changes
     assert.equal(await admin.send(["HGET", keys.meta(prefix), "layout"]), String(LAYOUT));
-    await store.close();
+    await Promise.all(nodes.map((n) => n.close()));
+  });
+
+  it("a store stamped with layout 1 is migrated by init()", async () => {
+    const { name, prefix } = freshPrefix(admin);
+    const writer = new RedisStorage({ transport: connectRedisTcp(url), prefix: name });
+    await new Scheduler({ storage: writer, logger: silentLogger, pools: {} })
+      .submit({ id: "one-1", type: "t" });
+    await admin.send(["HSET", keys.meta(prefix), "layout", "1"]);
+    await assert.rejects(writer.stats(), refusal("1", /migrate the store first/));
+    await writer.init();
+    assert.equal(await admin.send(["HGET", keys.meta(prefix), "layout"]), String(LAYOUT));
+    assert.equal((await writer.get("one-1"))?.status, "queued");
+    await writer.close();
+  });
+
+  it("a store that never held a task takes this layout on its first call, without init()", async () => {
+    const { name, prefix } = freshPrefix(admin);
+    // Like a deployment of the Cloudflare Worker alone: nothing ever calls init().
+    const edge = new RedisStorage({ transport: connectRedisTcp(url), prefix: name });
+    await new Scheduler({ storage: edge, logger: silentLogger, pools: {} })
+      .submit({ id: "edge-1", type: "t" });
+    assert.equal(await admin.send(["HGET", keys.meta(prefix), "layout"]), String(LAYOUT));
+    assert.equal((await edge.get("edge-1"))?.status, "queued");
+    await edge.close();
   });
 
   it("every script refuses a newer layout before it writes anything", async () => {

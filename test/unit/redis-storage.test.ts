@@ -217,7 +217,9 @@ describe("redis storage: across instances", () => {
       );
       await a.setPoolSize({ pool: "default", size: 2 });
       await eventually(() => seen.some((e) => e.kind === "control"), "control");
-      assert.deepEqual(await b.poolControls(), [{ pool: "default", size: 2, paused: false }]);
+      assert.deepEqual(await b.poolControls(), [
+        { pool: "default", size: 2, paused: false, globalConcurrency: null, rateLimit: null },
+      ]);
     } finally {
       await a.close();
       await b.close();

@@ -1,11 +1,12 @@
 /**
- * @module dashboard/client/pools — the overview's pools table: state, load and queue per
- * pool, with pause/resume and concurrency controls for admins. Rows are keyed by pool, so a
+ * @module dashboard/client/pools — the overview's pools table: state, load, queue and
+ * cluster-wide limits (with their usage) per pool, with pause/resume and concurrency
+ * controls for admins. Rows are keyed by pool, so a
  * poll never clobbers a size being typed.
  */
 import { api } from "./api.ts";
 import { badge, can, clear, h, srOnly } from "./dom.ts";
-import { num } from "./format.ts";
+import { dur, num } from "./format.ts";
 import { button } from "./live.ts";
 import type { PoolStats, Stats } from "./types.ts";
 
@@ -14,8 +15,23 @@ interface Row {
   update: (p: PoolStats) => void;
 }
 
+/** "global 3/3 · rate 4/5 per 500 ms", or "–" for a pool without cluster-wide limits. */
+function limitsText(p: PoolStats): string {
+  const parts: string[] = [];
+  if (p.globalConcurrency !== null) {
+    parts.push(`global ${num(p.running)}/${num(p.globalConcurrency)}`);
+  }
+  if (p.rateLimit) {
+    parts.push(
+      `rate ${num(p.startsInWindow)}/${num(p.rateLimit.max)} per ${dur(p.rateLimit.perMs)}`,
+    );
+  }
+  return parts.length ? parts.join(" · ") : "–";
+}
+
 function makeRow(name: string): Row {
   const state = h("td", { class: "hide-sm" });
+  const limits = h("td", { class: "hide-sm", "data-limits": name });
   const mini = h("span", { class: "show-sm" });
   const running = h("td", { class: "num", "data-label": " running" });
   const bar = h("i");
@@ -79,6 +95,7 @@ function makeRow(name: string): Row {
     running.textContent = `${num(p.running)} / ${num(p.size)}`;
     bar.style.width = `${p.size ? Math.min(100, (100 * p.running) / p.size) : 0}%`;
     queued.textContent = num(p.queued);
+    limits.textContent = limitsText(p);
     toggle.textContent = p.paused ? "Resume" : "Pause";
     if (!dirty && document.activeElement !== input) input.value = String(p.size);
   };
@@ -88,6 +105,7 @@ function makeRow(name: string): Row {
     running,
     h("td", { class: "hide-sm" }, h("div", { class: "bar" }, bar)),
     queued,
+    limits,
     h(
       "td",
       { class: "controls" },
@@ -116,6 +134,7 @@ export function poolsTable(): { el: HTMLElement; update: (s: Stats) => void } {
         h("th", { class: "num", text: "Running / size" }),
         h("th", { class: "hide-sm", text: "Load" }),
         h("th", { class: "num", text: "Queued" }),
+        h("th", { class: "hide-sm", text: "Cluster limits" }),
         h("th", {}, can("admin") ? "Concurrency" : srOnly("Controls")),
       ]),
     ),

@@ -57,6 +57,8 @@ function submittedLine(t: any): string {
   const extra = [
     t.nextRunAt !== undefined ? `next run ${when(t.nextRunAt)}` : "",
     t.existing ? "(already stored: an identical retry)" : "",
+    t.deduplicated ? "(deduplicated: the first task of this dedupe key)" : "",
+    t.debounced ? `(debounced: the waiting task now runs ${when(t.runAt)})` : "",
   ].filter(Boolean);
   return [t.id, t.status, ...extra].join("  ");
 }

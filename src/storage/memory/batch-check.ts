@@ -8,16 +8,19 @@ import type { NewTask } from "../../core/task.ts";
 /**
  * Throws ConflictError for an id in use or a key held by an unfinished task, and a
  * ValidationError naming every unknown parent. Parents may be earlier tasks of the batch.
+ * Tasks at the indices in `skip` (dedupe hits: nothing of them is stored) are not checked.
  */
 export function checkBatch(
   tasks: NewTask[],
   exists: (id: string) => boolean,
   keyHolder: (key: string) => string | undefined,
+  skip: ReadonlySet<number> = new Set(),
 ): void {
   const batchIds = new Set<string>();
   const keys = new Set<string>();
   const issues: FieldIssue[] = [];
   tasks.forEach((task, i) => {
+    if (skip.has(i)) return;
     const at = tasks.length > 1 ? `[${i}].` : "";
     if (exists(task.id) || batchIds.has(task.id)) {
       throw new ConflictError(`Task id "${task.id}" is already in use`);

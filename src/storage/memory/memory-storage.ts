@@ -73,9 +73,15 @@ export class MemoryStorage extends QueueForwarder implements Storage {
       log: this.#log,
       events: this.#events,
       isPaused: (pool) => this.#registry.isPaused(pool),
+      limits: this.#registry,
       retention,
       maxUnfinished: options.maxUnfinished,
     });
+    // A slot freed under a global limit wakes every instance's claimers (lua/includes/move.lua).
+    this.#table.onRunningLeft = (pool) => {
+      if (this.#registry.globalLimit(pool) === null) return;
+      if (this.#table.poolCounts(pool).queued > 0) this.#events.emit({ kind: "ready", pool });
+    };
     this.#schedules = new ScheduleTable(this.#events, {
       status: (id) => this.#table.rows.get(id)?.status,
       insert: (run, now) => this.queue.insert(run, now),
@@ -189,6 +195,14 @@ export class MemoryStorage extends QueueForwarder implements Storage {
 
   setPaused(p: P.PauseParams): Promise<void> {
     return this.#registry.setPaused(p);
+  }
+
+  setPoolLimits(p: P.PoolLimitsParams): Promise<void> {
+    return this.#registry.setPoolLimits(p);
+  }
+
+  poolStarts(p: P.PoolStartsParams): Promise<number> {
+    return this.#registry.poolStarts(p);
   }
 
   poolControls(): Promise<PoolControl[]> {

@@ -10,6 +10,7 @@ import type { HistoryRetention, Lease } from "../types.ts";
 import { Cascade, type EndStatus } from "./cascade.ts";
 import type { AttemptLog } from "./history.ts";
 import type { Row, TaskTable } from "./task-table.ts";
+import type { InstanceTable } from "./registry.ts";
 import { brokenReason, conditionOutcome } from "./workflow.ts";
 
 /** The parts of the store the transitions share with its other roles. */
@@ -18,6 +19,8 @@ export interface QueueParts {
   log: AttemptLog;
   events: Listeners;
   isPaused(pool: string): boolean;
+  /** The pools' cluster-wide limits and start logs (registry.ts). */
+  limits: Pick<InstanceTable, "globalLimit" | "rateTokens" | "logStarts" | "nextStartAt">;
   retention: HistoryRetention;
   /** Reject `enqueue` once this many tasks are unfinished (back-pressure). */
   maxUnfinished?: number;
@@ -27,6 +30,8 @@ export class TaskMoves {
   readonly p: QueueParts;
   readonly #t: TaskTable;
   readonly #cascade: Cascade;
+  /** A row was finished since the last endCall: retention has rows to prune. */
+  #finishedAny = false;
 
   constructor(parts: QueueParts) {
     this.p = parts;
@@ -104,6 +109,7 @@ export class TaskMoves {
   finish(row: Row, status: EndStatus, now: number): void {
     row.finishedAt = now;
     row.leaseUntil = null;
+    this.#finishedAny = true;
     if (row.key && this.#t.keys.get(row.key) === row.id) this.#t.keys.delete(row.key);
     this.#t.move(row, status, now);
     this.#cascade.ended(row.id, status, row.children.length > 0, now);
@@ -132,7 +138,9 @@ export class TaskMoves {
     const pending = this.#cascade.endCall();
     if (pending) this.p.events.emit({ kind: "cascade" });
     const { maxAgeMs, maxCount } = this.p.retention;
-    this.#t.prune(now, maxAgeMs, maxCount);
+    // Rows are pruned by calls that finished one, as lua/includes/retention.lua does.
+    if (this.#finishedAny) this.#t.prune(now, maxAgeMs, maxCount);
+    this.#finishedAny = false;
     this.p.log.prune(now);
     return pending;
   }

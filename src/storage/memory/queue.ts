@@ -4,7 +4,7 @@
  * as the script, built from the shared steps in moves.ts.
  */
 import { CapacityError, ConflictError, NotFoundError } from "../../core/errors.ts";
-import { FINAL_STATUSES, type NewTask, type TaskRecord } from "../../core/task.ts";
+import { FINAL_STATUSES, type NewTask, PRUNED_STATUS, type TaskRecord } from "../../core/task.ts";
 import type {
   CancelParams,
   ClaimParams,
@@ -21,9 +21,10 @@ import type {
   StepParams,
 } from "../params.ts";
 import type { QueueStore } from "../storage.ts";
-import type { ClaimedTask, Recovery } from "../types.ts";
+import type { Claimed, Enqueued, Recovery } from "../types.ts";
 import { taskMatcher } from "../filter.ts";
 import { checkBatch } from "./batch-check.ts";
+import { respec, SubmitKeys } from "./submit-keys.ts";
 import type { AttemptLog } from "./history.ts";
 import { type QueueParts, TaskMoves } from "./moves.ts";
 import { claimedRecord, toRecord } from "./records.ts";
@@ -37,6 +38,8 @@ export class MemoryQueue implements QueueStore {
   readonly #m: TaskMoves;
   readonly #t: TaskTable;
   readonly #log: AttemptLog;
+  /** Dedupe and debounce keys (enqueue-1.lua's `dedupe:<key>`, `debounce:<key>`). */
+  readonly #keys = new SubmitKeys();
 
   constructor(parts: QueueParts) {
     this.#m = new TaskMoves(parts);
@@ -45,13 +48,33 @@ export class MemoryQueue implements QueueStore {
   }
 
   // deno-lint-ignore require-await -- async so a failed check rejects rather than throws
-  async enqueue({ tasks, now }: EnqueueParams): Promise<TaskRecord[]> {
-    checkBatch(tasks, (id) => this.#t.rows.has(id), (key) => this.#t.keys.get(key));
+  async enqueue({ tasks, now }: EnqueueParams): Promise<Enqueued[]> {
+    const waiting = (id: string) => this.#t.rows.get(id)?.status === "scheduled";
+    const hits = this.#keys.hits(tasks, now, waiting);
+    const skip = new Set(hits.flatMap((hit, i) => (hit ? [i] : [])));
+    checkBatch(tasks, (id) => this.#t.rows.has(id), (key) => this.#t.keys.get(key), skip);
     const limit = this.#m.p.maxUnfinished;
-    if (limit !== undefined && this.#m.unfinished() + tasks.length > limit) {
+    if (limit !== undefined && this.#m.unfinished() + tasks.length - skip.size > limit) {
       throw new CapacityError(limit);
     }
-    return tasks.map((task) => toRecord(this.#m.insert(task, now)));
+    return tasks.map((task, i): Enqueued => {
+      const hit = hits[i];
+      if (hit?.kind === "dedupe") {
+        const status = this.#t.rows.get(hit.id)?.status ?? PRUNED_STATUS;
+        return { id: hit.id, status, deduplicated: true };
+      }
+      if (hit?.kind === "debounce") {
+        const row = this.#t.rows.get(hit.id)!;
+        const runAt = this.#keys.rearmAt(task, hit, now);
+        respec(row, task, runAt);
+        this.#t.move(row, "scheduled", now);
+        this.#m.announce(row);
+        return { id: row.id, status: "scheduled", runAt, debounced: true };
+      }
+      const record = toRecord(this.#m.insert(task, now));
+      this.#keys.took(task, now);
+      return record;
+    });
   }
 
   /** Inserts one checked task; schedule firings use it too. */
@@ -59,10 +82,19 @@ export class MemoryQueue implements QueueStore {
     return this.#m.insert(task, now);
   }
 
-  claim({ pool, max, owner, now }: ClaimParams): Promise<ClaimedTask[]> {
-    const out: ClaimedTask[] = [];
+  claim({ pool, max, owner, now }: ClaimParams): Promise<Claimed> {
+    const out: Claimed = [];
     if (this.#m.p.isPaused(pool)) return Promise.resolve(out);
-    while (out.length < max) {
+    // The pool's cluster-wide limits (lua/claim-1.lua): room under the global limit, then
+    // the rate limit's tokens; a fraction of `max` rounds up, as the loop below would.
+    const limits = this.#m.p.limits;
+    const global = limits.globalLimit(pool);
+    let take = Math.ceil(max);
+    if (global !== null) take = Math.min(take, global - this.#t.poolCounts(pool).running);
+    const tokens = limits.rateTokens(pool, now);
+    const rateBound = tokens < take;
+    take = Math.min(take, tokens);
+    while (out.length < take) {
       const row = this.#t.popReady(pool);
       if (!row) break;
       row.attempt++;
@@ -73,6 +105,11 @@ export class MemoryQueue implements QueueStore {
       row.claimSeq = String(this.#t.nextSeq());
       this.#t.move(row, "running", now);
       out.push({ ...claimedRecord(row), token: row.claimSeq });
+    }
+    limits.logStarts(pool, out.length, now);
+    if (rateBound && this.#t.poolCounts(pool).queued > 0) {
+      const at = limits.nextStartAt(pool);
+      if (at !== undefined) out.heldUntil = at;
     }
     return Promise.resolve(out);
   }

@@ -1,10 +1,17 @@
 /**
  * @module registry — the embedded store's live instances and the cluster-wide controls of
- * their pools (sizes, pause flags), as lua/setPaused-1.lua, setPoolSize-1.lua and
+ * their pools (sizes, pause flags, limits and the rate limits' start logs), as
+ * lua/setPaused-1.lua, setPoolSize-1.lua, setPoolLimits-1.lua, claim-1.lua and
  * heartbeat-1.lua keep them in Redis.
  */
 import type { Listeners } from "../listeners.ts";
-import type { HeartbeatParams, PauseParams, PoolSizeParams } from "../params.ts";
+import type {
+  HeartbeatParams,
+  PauseParams,
+  PoolLimitsParams,
+  PoolSizeParams,
+  PoolStartsParams,
+} from "../params.ts";
 import type { InstanceRegistry } from "../storage.ts";
 import type { InstanceInfo, PoolControl } from "../types.ts";
 
@@ -12,6 +19,8 @@ export class InstanceTable implements InstanceRegistry {
   readonly #events: Listeners;
   readonly #pools = new Map<string, PoolControl>();
   readonly #instances = new Map<string, { info: InstanceInfo; expiresAt: number }>();
+  /** Per rate-limited pool, its recent start times ascending (lua: the starts:<pool> zset). */
+  readonly #starts = new Map<string, number[]>();
 
   constructor(events: Listeners) {
     this.#events = events;
@@ -24,8 +33,67 @@ export class InstanceTable implements InstanceRegistry {
 
   #pool(pool: string): PoolControl {
     let c = this.#pools.get(pool);
-    if (!c) this.#pools.set(pool, c = { pool, size: null, paused: false });
+    if (!c) {
+      c = { pool, size: null, paused: false, globalConcurrency: null, rateLimit: null };
+      this.#pools.set(pool, c);
+    }
     return c;
+  }
+
+  /** The pool's global limit, or null. */
+  globalLimit(pool: string): number | null {
+    return this.#pools.get(pool)?.globalConcurrency ?? null;
+  }
+
+  /**
+   * Starts the rate limit allows now (Infinity: none), after trimming the log to the window
+   * `(now - perMs, now]` and to its newest `max` (older ones can never matter again).
+   */
+  rateTokens(pool: string, now: number): number {
+    const rate = this.#pools.get(pool)?.rateLimit;
+    if (!rate) return Infinity;
+    const log = this.#starts.get(pool) ?? [];
+    let drop = 0;
+    while (drop < log.length && log[drop] <= now - rate.perMs) drop++;
+    drop = Math.max(drop, log.length - rate.max);
+    if (drop > 0) log.splice(0, drop);
+    return rate.max - log.length;
+  }
+
+  /** Logs `n` starts at `now` (rate-limited pools only). */
+  logStarts(pool: string, n: number, now: number): void {
+    if (!this.#pools.get(pool)?.rateLimit || n <= 0) return;
+    let log = this.#starts.get(pool);
+    if (!log) this.#starts.set(pool, log = []);
+    let at = log.length;
+    while (at > 0 && log[at - 1] > now) at--;
+    log.splice(at, 0, ...new Array<number>(n).fill(now));
+  }
+
+  /** When the next start is allowed while the log is full: its oldest start + perMs. */
+  nextStartAt(pool: string): number | undefined {
+    const rate = this.#pools.get(pool)?.rateLimit;
+    const log = this.#starts.get(pool);
+    if (!rate || !log || log.length < rate.max) return undefined;
+    return log[0] + rate.perMs;
+  }
+
+  setPoolLimits({ pool, limits, ifAbsent }: PoolLimitsParams): Promise<void> {
+    const c = this.#pool(pool);
+    const { globalConcurrency: g, rateLimit: r } = limits;
+    if (g !== undefined && !(ifAbsent && c.globalConcurrency !== null)) c.globalConcurrency = g;
+    if (r !== undefined && !(ifAbsent && c.rateLimit !== null)) {
+      c.rateLimit = r && { ...r };
+      if (r === null) this.#starts.delete(pool);
+    }
+    this.#events.emit({ kind: "control" });
+    this.#events.emit({ kind: "ready", pool });
+    return Promise.resolve();
+  }
+
+  poolStarts({ pool, perMs, now }: PoolStartsParams): Promise<number> {
+    const log = this.#starts.get(pool) ?? [];
+    return Promise.resolve(log.filter((at) => at > now - perMs && at <= now).length);
   }
 
   setPoolSize({ pool, size }: PoolSizeParams): Promise<void> {
@@ -45,7 +113,12 @@ export class InstanceTable implements InstanceRegistry {
   }
 
   poolControls(): Promise<PoolControl[]> {
-    return Promise.resolve([...this.#pools.values()].map((c) => ({ ...c })));
+    return Promise.resolve(
+      [...this.#pools.values()].map((c) => ({
+        ...c,
+        rateLimit: c.rateLimit && { ...c.rateLimit },
+      })),
+    );
   }
 
   heartbeat({ info, ttlMs, now }: HeartbeatParams): Promise<void> {

@@ -65,6 +65,8 @@ export class TaskTable {
   >;
   readonly perPool = new Map<string, { queued: number; running: number }>();
   readonly running = new Set<string>();
+  /** Called when a running task leaves `running` (its pool's slot frees: registry limits). */
+  onRunningLeft: (pool: string) => void = () => {};
   /** Key → id of the unfinished task holding it. */
   readonly keys = new Map<string, string>();
   /** Finished rows in finishing order, for retention. Dead rows are kept (dead letters). */
@@ -236,6 +238,7 @@ export class TaskTable {
     if (row.status === "running") {
       this.running.delete(row.id);
       this.poolCounts(row.pool).running--;
+      this.onRunningLeft(row.pool);
     }
     this.finished.delete(row.id);
   }

@@ -6,7 +6,7 @@
  * an idle worker's poll is one command however many pools it serves, and busy pools that
  * free slots in the same tick share a round trip. Claims are applied in call order.
  */
-import type { ClaimedTask, LeaseOwner } from "../storage.ts";
+import type { Claimed, ClaimedTask, LeaseOwner } from "../storage.ts";
 import { Batcher } from "./batcher.ts";
 import { unsealPayload } from "../../core/secret-headers.ts";
 import { bodyMaxStalls, type StoredBody } from "./codec.ts";
@@ -21,7 +21,7 @@ export interface ClaimItem {
   now: number;
 }
 
-export function claimBatcher(ctx: RedisContext): Batcher<ClaimItem, ClaimedTask[]> {
+export function claimBatcher(ctx: RedisContext): Batcher<ClaimItem, Claimed> {
   return new Batcher(async (items) => {
     const args = items.flatMap((c) => [
       String(c.now),
@@ -31,10 +31,19 @@ export function claimBatcher(ctx: RedisContext): Batcher<ClaimItem, ClaimedTask[
       String(c.owner.leaseMs),
     ]);
     const reply = await ctx.run("claim", args) as RedisReply[][];
-    return reply.map((claimed, i) =>
-      claimed.map((values) => decodeClaimed(values as Value[], items[i]))
-    );
+    return reply.map((claimed, i) => decodeClaim(claimed, items[i]));
   });
+}
+
+/** One claim's list: the tasks, then `heldUntil` when the rate limit held work back. */
+function decodeClaim(claimed: RedisReply[], item: ClaimItem): Claimed {
+  const last = claimed[claimed.length - 1];
+  const held = last !== undefined && !Array.isArray(last);
+  const out: Claimed = (held ? claimed.slice(0, -1) : claimed).map((values) =>
+    decodeClaimed(values as Value[], item)
+  );
+  if (held) out.heldUntil = Number(last);
+  return out;
 }
 
 /**

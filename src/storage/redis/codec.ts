@@ -67,6 +67,11 @@ export const TASK_ARGS = [
   "key",
   "onSuccessOf",
   "onFailureOf",
+  "dedupeKey",
+  "dedupeTtl",
+  "debounceKey",
+  "debounceDelay",
+  "debounceMaxWait",
 ] as const;
 
 /** A new task as the ARGV entries lua/includes/insert.lua reads. */
@@ -96,6 +101,11 @@ export function encodeTask(t: NewTask): string[] {
     key: opt(t.key),
     onSuccessOf: opt(t.onSuccessOf),
     onFailureOf: opt(t.onFailureOf),
+    dedupeKey: opt(t.dedupe?.key),
+    dedupeTtl: opt(t.dedupe?.ttlMs),
+    debounceKey: opt(t.debounce?.key),
+    debounceDelay: opt(t.debounce?.delayMs),
+    debounceMaxWait: opt(t.debounce?.maxWaitMs),
   };
   return [
     ...TASK_ARGS.map((name) => fixed[name]),
@@ -152,8 +162,9 @@ export function newRecord(
   cancelReason: string | null,
   now: number,
 ): TaskRecord {
+  const { dedupe: _dedupe, debounce: _debounce, ...spec } = t; // the submit's, not the record's
   return {
-    ...t,
+    ...spec,
     payload: t.payload === undefined
       ? null
       : redactedPayload(t.type, JSON.parse(json(t.payload)), null),

@@ -12,7 +12,7 @@
  */
 import type { TaskRecord } from "../../core/task.ts";
 import { Listeners } from "../listeners.ts";
-import type { StorageEvent } from "../types.ts";
+import type { Enqueued, StorageEvent } from "../types.ts";
 import { decodeEvent } from "./codec.ts";
 import type { RedisTransport, Unsubscribe } from "./transport.ts";
 
@@ -75,4 +75,13 @@ export function insertedEvents(records: readonly TaskRecord[]): StorageEvent[] {
     }
   }
   return events;
+}
+
+/** The events of an enqueue's answers: its stored tasks', and a re-armed debounced task's. */
+export function enqueuedEvents(answers: readonly Enqueued[]): StorageEvent[] {
+  const stored = answers.filter((a): a is TaskRecord => !("deduplicated" in a || "debounced" in a));
+  const rearmed = answers.flatMap((a): StorageEvent[] =>
+    "debounced" in a ? [{ kind: "delayed", id: a.id, runAt: a.runAt }] : []
+  );
+  return [...insertedEvents(stored), ...rearmed];
 }

@@ -39,11 +39,25 @@ export const keys = {
   leases: (p: string) => `${p}leases`,
   schedules: (p: string) => `${p}schedules`,
   controlPools: (p: string) => `${p}control-pools`,
+  /** Hash: `size:<pool>`, `paused:<pool>`, `global:<pool>`, `rate:<pool>` ("<max>/<perMs>"). */
   control: (p: string) => `${p}control`,
+  /** Zset: a rate-limited pool's recent starts, score = start time, member = claim token. */
+  starts: (p: string, pool: string) => `${p}starts:${pool}`,
   events: (p: string) => `${p}events`,
+  /** String `<expiresAt>:<id>`: the task a submit with `dedupe.key` stored (enqueue-1.lua). */
+  dedupe: (p: string, key: string) => `${p}dedupe:${key}`,
+  /** String `<firstAt>:<id>`: the burst of submits with `debounce.key` and its waiting task. */
+  debounce: (p: string, key: string) => `${p}debounce:${key}`,
   /** Hash: `layout`, the data layout version (layout.ts). */
   meta: (p: string) => `${p}meta`,
 };
+
+/**
+ * How long a `debounce:<key>` entry outlives its task's runAt before Redis collects it: the
+ * entry is only read while now < runAt (the callers' clock), so this only covers a Redis
+ * clock ahead of theirs.
+ */
+export const DEBOUNCE_GRACE_MS = 60_000;
 
 /** Statuses with their own `status:<status>` index (rare ones); listings of others scan `all`. */
 export const INDEXED_STATUSES: ReadonlySet<TaskStatus> = new Set(["waiting", "dead", "cancelled"]);

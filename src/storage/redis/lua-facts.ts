@@ -4,13 +4,18 @@
  * lua/includes/facts.lua (and its `--check` fails when that file or a script is stale), so a
  * script names a fact and never copies its value.
  */
-import { ALL_STATUSES, DEFAULT_MAX_STALLS, FINAL_STATUSES } from "../../core/task.ts";
+import {
+  ALL_STATUSES,
+  DEFAULT_MAX_STALLS,
+  FINAL_STATUSES,
+  PRUNED_STATUS,
+} from "../../core/task.ts";
 import { CASCADE_BUDGET } from "../memory/cascade.ts";
 import { DURATION_SAMPLES } from "../stats.ts";
 import { CLAIMED_FIELDS } from "./claims.ts";
 import { TASK_ARGS } from "./codec.ts";
 import { Code } from "./codes.ts";
-import { INDEXED_STATUSES, SEQ_WIDTH } from "./keys.ts";
+import { DEBOUNCE_GRACE_MS, INDEXED_STATUSES, SEQ_WIDTH } from "./keys.ts";
 import { LAYOUT, LAYOUT_ERROR, UNVERSIONED_LAYOUT } from "./layout.ts";
 
 type LuaValue =
@@ -51,6 +56,8 @@ export const LUA_FACTS: readonly LuaFact[] = [
   { name: "DURATION_SAMPLES", value: DURATION_SAMPLES, from: "src/storage/stats.ts" },
   { name: "CASCADE_BUDGET", value: CASCADE_BUDGET, from: "src/storage/memory/cascade.ts" },
   { name: "DEFAULT_MAX_STALLS", value: DEFAULT_MAX_STALLS, from: "src/core/task.ts" },
+  { name: "PRUNED_STATUS", value: PRUNED_STATUS, from: "src/core/task.ts" },
+  { name: "DEBOUNCE_GRACE_MS", value: DEBOUNCE_GRACE_MS, from: "src/storage/redis/keys.ts" },
   { name: "TASK_ARGS", value: TASK_ARGS, from: "src/storage/redis/codec.ts" },
   { name: "CLAIMED_FIELDS", value: CLAIMED_FIELDS, from: "src/storage/redis/claims.ts" },
   {

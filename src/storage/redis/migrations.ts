@@ -8,13 +8,14 @@
  * the new release, so it must be idempotent (a crashed init runs it again), bounded per Lua
  * call like every transition, and set `meta.layout` to `to` in the script of its last write,
  * only while it still says `from` (two nodes may start at once). Its Lua cannot include
- * `prefix`, whose guard refuses layout `from`: the first migration brings the bundler a home
- * for such scripts (lua/migrations/) and checks its own `from`. Keep it while stores of
- * layout `from` may exist.
+ * `prefix`, whose guard refuses layout `from`: such scripts live in lua/migrations/ (bundled
+ * as MIGRATION_SCRIPTS) and check their own `from`. Keep a migration while stores of layout
+ * `from` may exist.
  */
 import { UNVERSIONED_LAYOUT } from "./layout.ts";
 import { keys } from "./keys.ts";
 import type { RedisContext } from "./context.ts";
+import { MIGRATION_SCRIPTS } from "./scripts.generated.ts";
 
 export interface Migration {
   from: number;
@@ -25,8 +26,30 @@ export interface Migration {
   run(ctx: RedisContext): Promise<void>;
 }
 
-/** Every migration, oldest first. Layout 1 is the first layout: nothing to migrate yet. */
-export const MIGRATIONS: readonly Migration[] = [];
+/**
+ * A migration whose new layout only adds keys or fields that read as the old behaviour when
+ * absent: it moves the stamp and rewrites nothing (lua/migrations/restamp-1.lua).
+ */
+function restamp(from: number, to: number, what: string): Migration {
+  return {
+    from,
+    to,
+    what,
+    async run(ctx) {
+      await ctx.runner.run(MIGRATION_SCRIPTS.restamp, [ctx.prefix], [String(from), String(to)]);
+    },
+  };
+}
+
+/** Every migration, oldest first. */
+export const MIGRATIONS: readonly Migration[] = [
+  restamp(
+    1,
+    2,
+    "flow control: pool limits (control global:/rate:, starts:<pool>), dedupe:<key> and " +
+      "debounce:<key>; new keys only, absent = no limit, so nothing is rewritten",
+  ),
+];
 
 /**
  * Brings the store to this code's layout: runs the migrations from the layout it holds (a

@@ -12,14 +12,14 @@ import { NotFoundError } from "../../core/errors.ts";
 import type { TaskRecord, TaskStatus } from "../../core/task.ts";
 import type * as P from "../params.ts";
 import type { QueueStore } from "../storage.ts";
-import type { ClaimedTask, Recovery } from "../types.ts";
+import type { Claimed, ClaimedTask, DedupedTask, Enqueued, Recovery } from "../types.ts";
 import type { Batcher } from "./batcher.ts";
 import { claimBatcher, type ClaimItem } from "./claims.ts";
 import { checkReply } from "./codes.ts";
 import { decodeTask, encodeTask, newRecord } from "./codec.ts";
 import { countArg, type RedisContext } from "./context.ts";
 import { completeBatcher, type CompleteItem, failBatcher, resubmitMatching } from "./endings.ts";
-import { type EventHub, insertedEvents } from "./events.ts";
+import { enqueuedEvents, type EventHub } from "./events.ts";
 import { keys } from "./keys.ts";
 import { dueMembers } from "./registry.ts";
 import type { RedisReply } from "./transport.ts";
@@ -32,7 +32,7 @@ export class RedisQueue implements QueueStore {
   readonly #events: EventHub;
   readonly #completes: Batcher<CompleteItem, boolean>;
   readonly #fails: Batcher<P.FailParams, "retrying" | "dead" | null>;
-  readonly #claims: Batcher<ClaimItem, ClaimedTask[]>;
+  readonly #claims: Batcher<ClaimItem, Claimed>;
   /** Attempts this store claimed and has not ended, by task id (see complete()). */
   readonly #claimed = new Map<string, ClaimedTask>();
   /** Pools this store claims from: where its promotions, recoveries and releases may land. */
@@ -51,7 +51,7 @@ export class RedisQueue implements QueueStore {
     if (n > 0) this.#events.local([...this.#claimPools].map((pool) => ({ kind: "ready", pool })));
   }
 
-  async enqueue({ tasks, now }: P.EnqueueParams): Promise<TaskRecord[]> {
+  async enqueue({ tasks, now }: P.EnqueueParams): Promise<Enqueued[]> {
     if (tasks.length === 0) return [];
     const args = [
       String(now),
@@ -60,14 +60,20 @@ export class RedisQueue implements QueueStore {
     ];
     for (const t of tasks) args.push(...encodeTask(t));
     const d = checkReply(await this.#ctx.run("enqueue", args), "enqueue");
-    const records = tasks.map((t, i) =>
-      newRecord(t, d[2 * i] as TaskStatus, (d[2 * i + 1] as string) || null, now)
-    );
-    this.#events.local(insertedEvents(records));
-    return records;
+    // Per task: status, cancel reason, and for a hit the task that answers it and what hit.
+    const answers = tasks.map((t, i): Enqueued => {
+      const [status, reason, id, hit] = d.slice(4 * i, 4 * i + 4) as string[];
+      if (hit === "dedupe") {
+        return { id, status: status as DedupedTask["status"], deduplicated: true };
+      }
+      if (hit) return { id, status: "scheduled", runAt: Number(hit), debounced: true };
+      return newRecord(t, status as TaskStatus, reason || null, now);
+    });
+    this.#events.local(enqueuedEvents(answers));
+    return answers;
   }
 
-  async claim({ pool, max, owner, now }: P.ClaimParams): Promise<ClaimedTask[]> {
+  async claim({ pool, max, owner, now }: P.ClaimParams): Promise<Claimed> {
     const n = countArg(max, "loop");
     this.#claimPools.add(pool);
     if (n === 0) return [];

@@ -203,6 +203,15 @@ export class RedisStorage extends QueueForwarder implements Storage {
     this.#events.local([{ kind: "control" }]);
   }
 
+  async setPoolLimits(p: P.PoolLimitsParams): Promise<void> {
+    await registry.setPoolLimits(this.#ctx, p);
+    this.#events.local([{ kind: "control" }, { kind: "ready", pool: p.pool }]);
+  }
+
+  poolStarts(p: P.PoolStartsParams): Promise<number> {
+    return registry.poolStarts(this.#ctx, p);
+  }
+
   poolControls(): Promise<PoolControl[]> {
     return registry.poolControls(this.#ctx);
   }

@@ -2,7 +2,8 @@
  * @module registry — schedules, pool controls and live instances over Redis.
  */
 import type { ScheduleRecord } from "../../core/task.ts";
-import type { FireParams } from "../params.ts";
+import type { FireParams, PoolLimitsParams, PoolStartsParams } from "../params.ts";
+import type { RateLimit } from "../../core/pool-limits.ts";
 import type { FireResult, InstanceInfo, PoolControl, StorageEvent } from "../types.ts";
 import { checkReply } from "./codes.ts";
 import { decodeSchedule, encodeTask } from "./codec.ts";
@@ -93,7 +94,37 @@ export async function poolControls(ctx: RedisContext): Promise<PoolControl[]> {
     pool,
     size: c[`size:${pool}`] === undefined ? null : Number(c[`size:${pool}`]),
     paused: c[`paused:${pool}`] === "1",
+    globalConcurrency: c[`global:${pool}`] === undefined ? null : Number(c[`global:${pool}`]),
+    rateLimit: decodeRate(c[`rate:${pool}`]),
   }));
+}
+
+/** `rate:<pool>` of the control hash: "<max>/<perMs>" (lua/setPoolLimits-1.lua). */
+function decodeRate(value: string | undefined): RateLimit | null {
+  if (value === undefined) return null;
+  const [max, perMs] = value.split("/").map(Number);
+  return { max, perMs };
+}
+
+export async function setPoolLimits(ctx: RedisContext, p: PoolLimitsParams): Promise<void> {
+  const { globalConcurrency: g, rateLimit: r } = p.limits;
+  await ctx.run("setPoolLimits", [
+    p.pool,
+    p.ifAbsent ? "1" : "0",
+    g === undefined ? "" : g === null ? "-" : String(g),
+    r === undefined ? "" : r === null ? "-" : `${r.max}/${r.perMs}`,
+  ]);
+}
+
+/** Starts of a rate-limited pool inside `(now - perMs, now]` (its starts:<pool> log). */
+export async function poolStarts(ctx: RedisContext, p: PoolStartsParams): Promise<number> {
+  const reply = await ctx.transport.send([
+    "ZCOUNT",
+    keys.starts(ctx.prefix, p.pool),
+    `(${p.now - p.perMs}`,
+    String(p.now),
+  ]);
+  return Number(reply);
 }
 
 export async function heartbeat(

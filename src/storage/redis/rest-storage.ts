@@ -12,13 +12,14 @@
  *   which RedisStorage delivers to its own listeners at once (see redis-storage.ts),
  * - the event stream was re-opened after a drop (events may have been missed),
  * - `backstopMs` passed since that short claim (the slow backstop poll: covers an event
- *   lost in flight).
+ *   lost in flight),
+ * - the claim's `heldUntil` came (the pool's rate limit held queued work back until then).
  * Events that arrive while a claim is in flight count, so a task queued during the round
  * trip is never skipped.
  */
 import { SkedulrError } from "../../core/errors.ts";
 import type { ClaimParams } from "../params.ts";
-import type { ClaimedTask } from "../types.ts";
+import type { Claimed } from "../types.ts";
 import { readEvictionPolicy } from "./eviction.ts";
 import { RedisStorage, type RedisStorageOptions } from "./redis-storage.ts";
 import type { RestTransport } from "./rest-transport.ts";
@@ -35,6 +36,8 @@ interface Quiet {
   pool: number;
   /** `now` of that claim. */
   at: number;
+  /** Claims pass again from then: the backstop, or sooner the rate limit's `heldUntil`. */
+  until: number;
 }
 
 /**
@@ -104,7 +107,7 @@ export class RestRedisStorage extends RedisStorage {
     return this.#pools.get(pool) ?? 0;
   }
 
-  override async claim(p: ClaimParams): Promise<ClaimedTask[]> {
+  override async claim(p: ClaimParams): Promise<Claimed> {
     const { pool, max, now } = p;
     // The event that woke this pool reaches every listener in one synchronous loop; yield
     // once so the listener above has counted it before the check, whatever the order.
@@ -113,14 +116,15 @@ export class RestRedisStorage extends RedisStorage {
     const all = this.#all;
     const gen = this.#poolGen(pool);
     if (
-      quiet && quiet.all === all && quiet.pool === gen && now >= quiet.at &&
-      now - quiet.at < this.backstopMs
+      quiet && quiet.all === all && quiet.pool === gen && now >= quiet.at && now < quiet.until
     ) {
       return [];
     }
     const tasks = await super.claim(p);
-    if (tasks.length < Math.ceil(max)) this.#quiet.set(pool, { all, pool: gen, at: now });
-    else this.#quiet.delete(pool);
+    if (tasks.length < Math.ceil(max)) {
+      const until = Math.min(now + this.backstopMs, tasks.heldUntil ?? Infinity);
+      this.#quiet.set(pool, { all, pool: gen, at: now, until });
+    } else this.#quiet.delete(pool);
     return tasks;
   }
 }

@@ -29,6 +29,7 @@
 --- @include "attempts"
 --- @include "finish"
 --- @include "done"
+--- @include "slots"
 
 RETENTION.maxAgeMs, RETENTION.maxCount = tonumber(ARGV[1]), tonumber(ARGV[2])
 
@@ -73,6 +74,9 @@ if fast > 0 then
   bump(P .. 'counts', 'running', -fast)
   bump(P .. 'counts', 'succeeded', fast)
   bump(P .. 'totals', 'succeeded', fast)
-  for pool, n in pairs(fastByPool) do bump(P .. 'running', pool, -n) end
+  for pool, n in pairs(fastByPool) do
+    bump(P .. 'running', pool, -n)
+    slotFreed(pool)
+  end
 end
 return done(out)

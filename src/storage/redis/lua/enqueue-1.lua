@@ -11,8 +11,21 @@
   batch) or a `key` held by an unfinished task (or earlier in the batch) stops at once; unknown
   parents are collected over the whole batch; capacity comes last.
 
+  A task whose dedupe key is taken (`dedupe:<key>` unexpired at `now`, or taken by an earlier
+  task of the batch) is neither checked nor stored: its answer names the first task, with that
+  task's status, or PRUNED_STATUS when retention removed its row. A stored task with a dedupe
+  key takes it for dedupeTtl ms.
+
+  A task whose debounce key maps to a task still scheduled with now < its runAt (or to an
+  earlier task of the batch) is neither checked nor stored: that task takes its spec (payload,
+  type, pool, options; not its id) and waits until min(now + delay, firstAt + maxWait), firstAt
+  being the burst's first submit. A stored task with a debounce key starts a burst.
+
   Returns
-    {Code.ok, status_1, cancelReason_1, ..., status_N, cancelReason_N}  stored ("" = none)
+    {Code.ok, status_1, cancelReason_1, hitId_1, hit_1, ..., status_N, ..., hit_N}
+                                       per task: stored (cancelReason "" = none, hitId ""); a
+                                       dedupe hit (hit "dedupe", status the first task's); a
+                                       debounce hit (hit = the new runAt, status "scheduled")
     {Code.idInUse, id}                 id already in use
     {Code.keyHeld, key, holderId}      key held ("" when the holder is earlier in the batch)
     {Code.unknownParent, path, parentId, ...}  unknown parents: (path, parentId) pairs, path
@@ -24,6 +37,7 @@
 --- @include "tkey"
 --- @include "values"
 --- @include "insert"
+--- @include "move"
 --- @include "done"
 
 local now = tonumber(ARGV[1])
@@ -33,6 +47,10 @@ local n = tonumber(ARGV[3])
 -- Only each task's ARGV position is kept between the passes: big batches would otherwise
 -- keep thousands of tables alive and make Lua's garbage collector the bottleneck.
 local starts, ids, keys, issues = {}, {}, {}, {}
+-- Dedupe keys taken earlier in this batch (key -> id), each hit's first task (j -> id);
+-- bursts started earlier in this batch (key -> {id, firstAt}), each debounce hit's (j -> it).
+local taken, hits, bursts, rearms = {}, {}, {}, {}
+local stored = 0
 local at = ''
 local function check(parent, path)
   if not ids[parent] and redis.call('EXISTS', tkey(parent)) == 0 then
@@ -40,22 +58,57 @@ local function check(parent, path)
     issues[#issues + 1] = parent
   end
 end
+-- The id holding a dedupe key at `now`: the entry's own expiry is compared with the
+-- callers' clock, as the embedded store does; PX only collects it.
+local function dedupeHolder(key)
+  if taken[key] then return taken[key] end
+  local entry = redis.call('GET', P .. 'dedupe:' .. key)
+  if not entry then return nil end
+  local sep = string.find(entry, ':', 1, true)
+  if tonumber(string.sub(entry, 1, sep - 1)) > now then return string.sub(entry, sep + 1) end
+  return nil
+end
+-- The burst a debounce key maps to at `now`: its task still scheduled, not yet due.
+local function burstOf(key)
+  if bursts[key] then return bursts[key] end
+  local entry = redis.call('GET', P .. 'debounce:' .. key)
+  if not entry then return nil end
+  local sep = string.find(entry, ':', 1, true)
+  local id = string.sub(entry, sep + 1)
+  local row = redis.call('HMGET', tkey(id), 'status', 'runAt')
+  if row[1] ~= 'scheduled' or now >= tonumber(row[2]) then return nil end
+  return {id = id, firstAt = tonumber(string.sub(entry, 1, sep - 1))}
+end
 local i = 4
 for j = 1, n do
   starts[j] = i
   local t
   t, i = readTask(ARGV, i)
-  if ids[t.id] or redis.call('EXISTS', tkey(t.id)) == 1 then return {Code.idInUse, t.id} end
-  if t.key then
-    local holder = redis.call('HGET', P .. 'keys', t.key)
-    if holder or keys[t.key] then return {Code.keyHeld, t.key, holder or ''} end
-    keys[t.key] = true
+  local first = t.dedupeKey ~= '' and dedupeHolder(t.dedupeKey)
+  local burst = not first and t.debounceKey ~= '' and burstOf(t.debounceKey)
+  if first then
+    hits[j] = first
+  elseif burst then
+    rearms[j] = burst
+  else
+    if ids[t.id] or redis.call('EXISTS', tkey(t.id)) == 1 then return {Code.idInUse, t.id} end
+    if t.key then
+      local holder = redis.call('HGET', P .. 'keys', t.key)
+      if holder or keys[t.key] then return {Code.keyHeld, t.key, holder or ''} end
+      keys[t.key] = true
+    end
+    at = n > 1 and ('[' .. (j - 1) .. '].') or ''
+    for d, parent in ipairs(t.deps) do check(parent, 'dependsOn[' .. (d - 1) .. ']') end
+    if t.onSuccessOf ~= '' then check(t.onSuccessOf, 'onSuccessOf') end
+    if t.onFailureOf ~= '' then check(t.onFailureOf, 'onFailureOf') end
+    if t.dedupeKey ~= '' then taken[t.dedupeKey] = t.id end
+    -- Only a task that waits starts a burst (the Scheduler's always does: runAt = now + delay).
+    if t.debounceKey ~= '' and t.runAt and t.runAt > now then
+      bursts[t.debounceKey] = {id = t.id, firstAt = now}
+    end
+    ids[t.id] = true
+    stored = stored + 1
   end
-  at = n > 1 and ('[' .. (j - 1) .. '].') or ''
-  for d, parent in ipairs(t.deps) do check(parent, 'dependsOn[' .. (d - 1) .. ']') end
-  if t.onSuccessOf ~= '' then check(t.onSuccessOf, 'onSuccessOf') end
-  if t.onFailureOf ~= '' then check(t.onFailureOf, 'onFailureOf') end
-  ids[t.id] = true
 end
 if #issues > 0 then
   table.insert(issues, 1, Code.unknownParent)
@@ -65,13 +118,51 @@ if limit then
   local unfinished = 0
   local c = redis.call('HMGET', P .. 'counts', unpack(UNFINISHED_STATUSES))
   for j = 1, #UNFINISHED_STATUSES do unfinished = unfinished + (tonumber(c[j]) or 0) end
-  if unfinished + n > limit then return {Code.capacity, limit} end
+  if unfinished + stored > limit then return {Code.capacity, limit} end
+end
+
+-- The burst's key maps to its task until runAt (and a grace for Redis's own clock).
+local function keepBurst(key, burst, runAt)
+  redis.call('SET', P .. 'debounce:' .. key, int(burst.firstAt) .. ':' .. burst.id, 'PX',
+    int(runAt - now + DEBOUNCE_GRACE_MS))
+end
+
+-- A debounce hit: the waiting task takes the spec of `t` (not its id) and its new runAt.
+local function rearm(t, burst)
+  local runAt = now + tonumber(t.debounceDelay)
+  local maxWait = num(t.debounceMaxWait)
+  if maxWait and burst.firstAt + maxWait < runAt then runAt = burst.firstAt + maxWait end
+  move({id = burst.id, status = 'scheduled', runAt = runAt}, 'scheduled', now, {
+    'runAt', int(runAt), 'type', t.type, 'pool', t.pool, 'priority', t.priority,
+    'maxRetries', t.maxRetries, 'payload', t.payload, 'body', t.body})
+  keepBurst(t.debounceKey, burst, runAt)
+  return runAt
 end
 
 local out = {Code.ok}
 for j = 1, n do
-  local status, reason = insertTask(readTask(ARGV, starts[j]), now)
+  local status, reason, hitId, hit = nil, nil, '', ''
+  if hits[j] then
+    -- Earlier tasks of the batch are in already: one lookup serves both kinds of hit.
+    hitId, hit = hits[j], 'dedupe'
+    status = redis.call('HGET', tkey(hitId), 'status') or PRUNED_STATUS
+  elseif rearms[j] then
+    hitId, status = rearms[j].id, 'scheduled'
+    hit = int(rearm(readTask(ARGV, starts[j]), rearms[j]))
+  else
+    local t = readTask(ARGV, starts[j])
+    status, reason = insertTask(t, now)
+    if t.dedupeKey ~= '' then
+      local ttl = tonumber(t.dedupeTtl)
+      redis.call('SET', P .. 'dedupe:' .. t.dedupeKey, int(now + ttl) .. ':' .. t.id, 'PX', ttl)
+    end
+    if t.debounceKey ~= '' and t.runAt and t.runAt > now then
+      keepBurst(t.debounceKey, {id = t.id, firstAt = now}, t.runAt)
+    end
+  end
   out[#out + 1] = status
   out[#out + 1] = reason or ''
+  out[#out + 1] = hitId
+  out[#out + 1] = hit
 end
 return done(out)

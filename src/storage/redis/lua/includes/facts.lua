@@ -2,7 +2,7 @@
   The facts the scripts share with TypeScript. Generated from src/storage/redis/lua-facts.ts
   by scripts/tools/gen-lua.ts: do not edit. A script carries the lines it names.
 ]]
-local LAYOUT = '1' -- src/storage/redis/layout.ts
+local LAYOUT = '2' -- src/storage/redis/layout.ts
 local UNVERSIONED_LAYOUT = '1' -- src/storage/redis/layout.ts
 local LAYOUT_ERROR = 'SKEDULR_LAYOUT' -- src/storage/redis/layout.ts
 local Code = {ok = 0, notFound = -1, idInUse = -2, keyHeld = -3, unknownParent = -4, capacity = -5, wrongStatus = -6, scheduleIdInUse = -7} -- src/storage/redis/codes.ts
@@ -15,6 +15,8 @@ local SEQ_FORMAT = '%016d' -- src/storage/redis/keys.ts: SEQ_WIDTH
 local DURATION_SAMPLES = 1000 -- src/storage/stats.ts
 local CASCADE_BUDGET = 1000 -- src/storage/memory/cascade.ts
 local DEFAULT_MAX_STALLS = 3 -- src/core/task.ts
-local TASK_ARGS = {'id', 'type', 'pool', 'priority', 'payload', 'body', 'maxRetries', 'runAt', 'key', 'onSuccessOf', 'onFailureOf'} -- src/storage/redis/codec.ts
+local PRUNED_STATUS = 'pruned' -- src/core/task.ts
+local DEBOUNCE_GRACE_MS = 60000 -- src/storage/redis/keys.ts
+local TASK_ARGS = {'id', 'type', 'pool', 'priority', 'payload', 'body', 'maxRetries', 'runAt', 'key', 'onSuccessOf', 'onFailureOf', 'dedupeKey', 'dedupeTtl', 'debounceKey', 'debounceDelay', 'debounceMaxWait'} -- src/storage/redis/codec.ts
 local CLAIMED_FIELDS = {'status', 'attempt', 'progress', 'type', 'priority', 'payload', 'maxRetries', 'error', 'runAt', 'key', 'body', 'stalls'} -- src/storage/redis/claims.ts
 local CLAIMED_AT = {status = 1, attempt = 2, progress = 3, type = 4, priority = 5, payload = 6, maxRetries = 7, error = 8, runAt = 9, key = 10, body = 11, stalls = 12} -- src/storage/redis/claims.ts: CLAIMED_FIELDS, 1-based

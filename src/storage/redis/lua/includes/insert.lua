@@ -3,7 +3,8 @@
 
   One task is encoded as consecutive ARGV entries (see src/storage/redis/codec.ts):
     TASK_ARGS (id, type, pool, priority, payload JSON, body JSON, maxRetries, runAt|"",
-    key|"", onSuccessOf|"", onFailureOf|""), nDeps, dep_1..dep_nDeps, nConds,
+    key|"", onSuccessOf|"", onFailureOf|"", dedupeKey|"", dedupeTtl|"", debounceKey|"",
+    debounceDelay|"", debounceMaxWait|""), nDeps, dep_1..dep_nDeps, nConds,
     (parentId, "s"|"f") x nConds
   The workflow fields repeat what body holds so validation can name `dependsOn[i]`; the
   conditions are the deduplicated parents in order, each with the outcome it needs.

@@ -11,6 +11,7 @@
 --- @include "bump"
 --- @include "pools"
 --- @include "load"
+--- @include "slots"
 
 -- `fields` are more field/value pairs to write in the same HSET. `keepSeq` queues the task
 -- at the queue position it had before it ran (a stalled or handed-back attempt goes back to
@@ -59,6 +60,7 @@ local function leave(t)
   elseif status == 'running' then
     defer('ZREM', P .. 'leases', id)
     bump(P .. 'running', t.pool, -1)
+    slotFreed(t.pool)
   elseif status == 'succeeded' or status == 'cancelled' then
     defer('ZREM', P .. 'finished', string.sub(status, 1, 1) .. id)
   end

@@ -7,7 +7,8 @@
   The key layout (mirrored by src/storage/redis/keys.ts; its version is LAYOUT):
 
     meta             hash    layout: the layout version (absent on a prefix written before
-                             versions: UNVERSIONED_LAYOUT); see docs/UPGRADING.md
+                             versions: UNVERSIONED_LAYOUT; stamped by the first call on a
+                             store that never held a task); see docs/UPGRADING.md
     task:<id>        hash    the task record, absent field = null: the fields scripts use
                              (id, type, pool, priority, maxRetries, key, runAt, status,
                              attempt, startedAt, finishedAt, workerId, progress, result,
@@ -30,17 +31,29 @@
     finished         zset    succeeded/cancelled tasks in finishing order (row retention),
                              member = status initial (s|c)..id, so pruning reads no row
     keys             hash    dedup key -> id of the unfinished task holding it
+    dedupe:<key>     string  "<expiresAt>:<id>": the task the first submit with `dedupe.key`
+                             stored; a hit while expiresAt > now (the callers' clock), and
+                             collected by its TTL (PX dedupe.ttl); outlives the task's row
+    debounce:<key>   string  "<firstAt>:<id>": the burst of submits with `debounce.key` and
+                             its task, a hit while that task is scheduled and now < its
+                             runAt; collected by its TTL (runAt - now + DEBOUNCE_GRACE_MS)
     cascades         list    workflow cascades left for a later call (finish.lua),
                              "<status initial><offset>:<parentId>"
     seq              string  the one monotonic counter (order, seq, claimSeq, history)
     stat-pools       zset    pools that ever had queued/running work, score = first use
     running          hash    pool -> running count
+    starts:<pool>    zset    a rate-limited pool's recent starts (claim-1.lua), score = start
+                             time (the claimer's now), member = claim token; trimmed by the
+                             claim to its window and to the newest `max`; deleted with the
+                             limit
     totals           hash    succeeded / failedAttempts / dead / stalled
     history          zset    finished attempts, score = history seq, member = seq..json
     types            zset    task types with duration samples, score = first use
     durations:<type> list    latest duration samples (ms), newest first, DURATION_SAMPLES
     events           channel pub/sub (PUBLISH), JSON events
-  Schedules, pool controls, instances and rate limits: see their scripts' headers.
+  Schedules, pool controls (control: size:, paused:, global:<pool> = n and
+  rate:<pool> = "<max>/<perMs>", absent = no limit: setPoolLimits-1.lua), instances and rate
+  limits: see their scripts' headers.
 ]]
 --- @include "facts"
 
@@ -48,8 +61,19 @@ local P = KEYS[1]
 
 -- A script built for one layout refuses a store in another before it reads or writes
 -- anything: a node of an older release never misreads or damages a migrated store.
+-- A store with neither a stamp nor a seq counter has never held a task: it is stamped with
+-- this code's layout on its first call, so a deployment that never runs init() (the
+-- Cloudflare Worker alone) still gets one.
 do
-  local found = redis.call('HGET', P .. 'meta', 'layout') or UNVERSIONED_LAYOUT
+  local found = redis.call('HGET', P .. 'meta', 'layout')
+  if not found then
+    if redis.call('EXISTS', P .. 'seq') == 0 then
+      redis.call('HSET', P .. 'meta', 'layout', LAYOUT)
+      found = LAYOUT
+    else
+      found = UNVERSIONED_LAYOUT
+    end
+  end
   if found ~= LAYOUT then
     local advice = 'upgrade this node to a release that speaks layout ' .. found
     if (tonumber(found) or 0) < tonumber(LAYOUT) then
