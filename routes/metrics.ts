@@ -116,6 +116,9 @@ export function renderMetrics(stats: SchedulerStats, workers: InstanceInfo[]): s
   m.family("skedulr_tasks_dead_total", "counter", "Tasks that went to the dead-letter list.", [
     [{}, t.dead],
   ]);
+  m.family("skedulr_tasks_expired_total", "counter", "Tasks not started by their expiresAt.", [
+    [{}, t.expired],
+  ]);
   m.family(
     "skedulr_attempts_stalled_total",
     "counter",

@@ -116,6 +116,21 @@ function answerSchemas(): Json {
       backoff: t.backoff,
       cancelReason: nullable("string"),
       workerId: nullable("string"),
+      expiresAt: {
+        type: ["integer", "null"],
+        description: "Not started by then (epoch ms), it ends expired; null: never",
+      },
+      flowControl: orNull(obj({
+        key: str,
+        parallelism: nullable("integer"),
+        rate: nullable("integer"),
+        periodMs: nullable("integer"),
+      })),
+      waitingFor: {
+        type: ["string", "null"],
+        enum: ["parallelism", "rate", null],
+        description: "The flow key's limit a queued task waits for; null: none",
+      },
     }),
     TaskPage: obj({ tasks: list(ref("Task")), next: nullable("string") }),
     Attempt: obj({
@@ -137,7 +152,11 @@ function answerSchemas(): Json {
       everyMs: nullable("integer"),
       cron: nullable("string"),
       timezone: nullable("string"),
-      template: obj(t),
+      // expiresInMs only on a template that has one.
+      template: obj({
+        ...t,
+        expiresInMs: { ...int, description: "Each run expires this long after its occurrence" },
+      }, Object.keys(t)),
       startAt: at("Interval schedules are anchored here"),
       nextRunAt: at("Next firing"),
       lastRunId: nullable("string"),
@@ -182,7 +201,7 @@ function answerSchemas(): Json {
     Stats: obj({
       byStatus: obj(Object.fromEntries(TASK_STATUSES.map((s) => [s, int]))),
       pools: map(ref("PoolStats")),
-      totals: obj({ succeeded: int, failedAttempts: int, dead: int, stalled: int }),
+      totals: obj({ succeeded: int, failedAttempts: int, dead: int, stalled: int, expired: int }),
       durations: { ...map(ref("DurationStats")), description: "Per task type" },
     }),
     Error: obj({

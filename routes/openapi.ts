@@ -100,7 +100,7 @@ function taskPaths(a: string): Json {
       post: op(
         "resubmitTask",
         T,
-        "Queue a dead or cancelled task again (same id, attempts reset)",
+        "Queue a dead, cancelled or expired task again (same id, attempts reset, no expiry)",
         {
           parameters: [pathId("id", "Task id")],
           requestBody: body({ type: "object", maxProperties: 0 }, false),
@@ -108,16 +108,21 @@ function taskPaths(a: string): Json {
             "200": ok("Queued again", obj({ id: str, status: ref("TaskStatus") })),
             ...BODY_ERRORS,
             ...NOT_FOUND,
-            "409": failure("conflict: the task is not dead or cancelled"),
+            "409": failure("conflict: the task is not dead, cancelled or expired"),
           },
         },
       ),
     },
     [`${a}/tasks/resubmit`]: {
-      post: op("resubmitTasks", T, "Resubmit every dead (or cancelled) task matching a filter", {
-        requestBody: body(ref("BulkResubmit")),
-        responses: { "200": ok("How many", obj({ resubmitted: int })), ...BODY_ERRORS },
-      }),
+      post: op(
+        "resubmitTasks",
+        T,
+        "Resubmit every dead (cancelled, expired) task matching a filter",
+        {
+          requestBody: body(ref("BulkResubmit")),
+          responses: { "200": ok("How many", obj({ resubmitted: int })), ...BODY_ERRORS },
+        },
+      ),
     },
   };
 }

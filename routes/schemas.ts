@@ -9,6 +9,7 @@ import {
   MAX_GLOBAL_CONCURRENCY,
   MAX_RATE_LIMIT,
   NameSchema,
+  RESUBMITTABLE_STATUSES,
   type TaskFilter,
   type TaskStatus,
 } from "../src/mod.ts";
@@ -24,9 +25,9 @@ export const TASK_STATUSES: readonly TaskStatus[] = ALL_STATUSES;
 /** Outcomes of one attempt, as `history` filters them. */
 export const ATTEMPT_STATUSES = ["succeeded", "retrying", "dead", "cancelled", "stalled"] as const;
 
-/** `POST /tasks/resubmit`: which dead or cancelled tasks to queue again. */
+/** `POST /tasks/resubmit`: which dead, cancelled or expired tasks to queue again. */
 export const BulkResubmitSchema = v.strictObject({
-  status: v.picklist(["dead", "cancelled"], 'expected "dead" or "cancelled"'),
+  status: v.picklist(RESUBMITTABLE_STATUSES, 'expected "dead", "cancelled" or "expired"'),
   type: v.optional(name),
   pool: v.optional(name),
 });

@@ -127,7 +127,10 @@ export function taskRoutes(
   });
 
   api.post("/tasks/resubmit", role("admin"), body, async (c) => {
-    const input = requiredBody(c.var.body, '{ "status": "dead" | "cancelled", "type"?, "pool"? }');
+    const input = requiredBody(
+      c.var.body,
+      '{ "status": "dead" | "cancelled" | "expired", "type"?, "pool"? }',
+    );
     const filter = validate(BulkResubmitSchema, input, "bulk resubmit");
     return c.json({ resubmitted: await scheduler.resubmitMatching(filter) });
   });

@@ -46,6 +46,7 @@ export {
 export {
   DEFAULT_MIN_INTERVAL_MS,
   isWellFormed,
+  MAX_EXPIRY_MS,
   MAX_GLOBAL_CONCURRENCY,
   MAX_RATE_LIMIT,
   MAX_RATE_PER_MS,
@@ -58,7 +59,13 @@ export {
   type RateLimit,
 } from "./core/pool-limits.ts";
 export { configureErrorStacks, type ErrorStackPolicy } from "./core/stack-paths.ts";
-export { ALL_STATUSES, FINAL_STATUSES, PRUNED_STATUS } from "./core/task.ts";
+export {
+  ALL_STATUSES,
+  FINAL_STATUSES,
+  PRUNED_STATUS,
+  RESUBMITTABLE_STATUSES,
+  type ResubmittableStatus,
+} from "./core/task.ts";
 export { isName, NAME_PATTERN, NAME_RULE, newId } from "./core/ids.ts";
 export type {
   AttemptRecord,

@@ -13,6 +13,7 @@ import { collectSpecIssues, normalise, type TaskSpec } from "./core/task-schema.
 import type {
   AttemptRecord,
   PRUNED_STATUS,
+  ResubmittableStatus,
   ScheduleRecord,
   TaskRecord,
   TaskStatus,
@@ -305,7 +306,7 @@ export class Scheduler {
     const batch = options.batch ?? specs.length > 1;
     const issues = specs.flatMap((spec, i) => {
       const at = batch ? `[${i}].` : "";
-      const found = collectSpecIssues(spec, at, { minIntervalMs: this.#minIntervalMs });
+      const found = collectSpecIssues(spec, at, { minIntervalMs: this.#minIntervalMs, now });
       return found.length ? found : this.#payloadIssues(spec as TaskSpec, at);
     });
     if (issues.length) throw new ValidationError(issues);
@@ -415,14 +416,17 @@ export class Scheduler {
     return this.storage.removeSchedule(id);
   }
 
-  /** Queues a dead or cancelled task again under the same id, attempts reset. */
+  /**
+   * Queues a dead, cancelled or expired task again under the same id, attempts reset (and
+   * its expiry dropped).
+   */
   resubmit(id: string): Promise<TaskRecord> {
     return this.storage.resubmit({ id, now: this.clock.now() });
   }
 
-  /** Resubmits every dead (or cancelled) task matching the filter; returns how many. */
+  /** Resubmits every dead (cancelled, expired) task matching the filter; returns how many. */
   resubmitMatching(
-    filter: { status: "dead" | "cancelled"; type?: string; pool?: string },
+    filter: { status: ResubmittableStatus; type?: string; pool?: string },
   ): Promise<number> {
     return this.storage.resubmitMatching({ filter, now: this.clock.now() });
   }

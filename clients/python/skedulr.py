@@ -6,7 +6,7 @@ Copy this file next to your code (or put clients/python on PYTHONPATH); Python 3
 
     client = Client("http://127.0.0.1:8080", api_key=None)  # or SKEDULR_URL / SKEDULR_API_KEY
     task = client.submit({"type": "send_email", "payload": {"to": "a@b.c"}, "maxRetries": 3})
-    done = client.wait(task["id"], timeout=30)   # polls until succeeded, dead or cancelled
+    done = client.wait(task["id"], timeout=30)   # polls until succeeded, dead, cancelled or expired
     print(done["status"], done["result"])
 
 Every method returns the API's JSON answer as dicts and lists (docs/CONTRACT.md names
@@ -29,7 +29,7 @@ __all__ = ["Client", "SkedulrError", "WaitTimeout", "verify_signature", "FINAL_S
 
 DEFAULT_URL = "http://127.0.0.1:8080"
 #: A task in one of these statuses will not change again (unless resubmitted).
-FINAL_STATUSES = frozenset(["succeeded", "dead", "cancelled"])
+FINAL_STATUSES = frozenset(["succeeded", "dead", "cancelled", "expired"])
 #: How far a signature's timestamp may be from now: the server's replay window.
 SIGNATURE_TOLERANCE_MS = 300_000
 
@@ -95,7 +95,7 @@ class Client:
         return self._request("GET", "/tasks/" + _quote(task_id))
 
     def wait(self, task_id, timeout=60.0, interval=0.05):
-        """Polls until the task is succeeded, dead or cancelled, and returns its record.
+        """Polls until the task is succeeded, dead, cancelled or expired, and returns its record.
 
         Raises WaitTimeout (a TimeoutError) when it is still unfinished after `timeout`
         seconds. The pause between reads starts at `interval` and doubles up to 1 s.
@@ -117,7 +117,7 @@ class Client:
         return self._request("POST", "/tasks/" + _quote(task_id) + "/cancel", body)
 
     def resubmit(self, task_id):
-        """Queues a dead or cancelled task again under its id; answers `{id, status}`."""
+        """Queues a dead, cancelled or expired task again under its id; answers `{id, status}`."""
         return self._request("POST", "/tasks/" + _quote(task_id) + "/resubmit")
 
     def list(self, status=None, type=None, pool=None, q=None, limit=None, cursor=None):

@@ -12,7 +12,8 @@ export const DASHBOARD_CSS = String.raw`
 --accent-ink:#fff;--ok:#126b3c;--bad:#b42d1c;--warn:#8f5500;--radius:10px;
 --mono:ui-monospace,SFMono-Regular,Menlo,Consolas,"Liberation Mono",monospace;
 --s-queued:#2f5bd3;--s-scheduled:#6d4ad6;--s-waiting:#735a2c;--s-running:#07687a;
---s-succeeded:#126b3c;--s-retrying:#8f5500;--s-dead:#b42d1c;--s-cancelled:#596070}
+--s-succeeded:#126b3c;--s-retrying:#8f5500;--s-dead:#b42d1c;--s-cancelled:#596070;
+--s-expired:#8a3b6b}
 *{box-sizing:border-box}
 [hidden]{display:none!important}
 .sr-only{position:absolute!important;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap;border:0}
@@ -49,7 +50,7 @@ h2{font-size:15px;margin:0;font-weight:600}
 .panel>.head .sub{color:var(--muted);font-size:12.5px}
 .panel>.head .grow{flex:1}
 .panel>.body{padding:14px 16px}
-.counters{display:grid;grid-template-columns:repeat(8,minmax(0,1fr));gap:10px;margin-bottom:16px}
+.counters{display:grid;grid-template-columns:repeat(9,minmax(0,1fr));gap:10px;margin-bottom:16px}
 .counter{background:var(--panel);border:1px solid var(--line);border-radius:var(--radius);padding:10px 12px;display:block;color:inherit;position:relative;overflow:hidden}
 .counter:hover{text-decoration:none;border-color:#c7cdd8}
 .counter::before{content:"";position:absolute;left:0;top:0;bottom:0;width:3px;background:var(--c)}
@@ -74,7 +75,7 @@ td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 .badge::before{content:"";width:6px;height:6px;border-radius:50%;background:currentColor}
 .s-queued{--c:var(--s-queued)}.s-scheduled{--c:var(--s-scheduled)}.s-waiting{--c:var(--s-waiting)}
 .s-running{--c:var(--s-running)}.s-succeeded{--c:var(--s-succeeded)}.s-retrying{--c:var(--s-retrying)}
-.s-dead{--c:var(--s-dead)}.s-cancelled{--c:var(--s-cancelled)}.s-active{--c:var(--s-succeeded)}.s-paused{--c:var(--s-retrying)}
+.s-dead{--c:var(--s-dead)}.s-cancelled{--c:var(--s-cancelled)}.s-expired{--c:var(--s-expired)}.s-active{--c:var(--s-succeeded)}.s-paused{--c:var(--s-retrying)}
 .btn{display:inline-flex;align-items:center;justify-content:center;gap:6px;border:1px solid #cfd5df;background:#fff;border-radius:7px;padding:5px 11px;cursor:pointer;font-size:13px;font-weight:500;white-space:nowrap;line-height:1.35}
 .btn:hover{background:#f3f5f9}.btn:disabled{opacity:.5;cursor:not-allowed}
 .btn.primary{background:var(--accent);border-color:var(--accent);color:var(--accent-ink)}.btn.primary:hover{background:#264bb3}

@@ -19,6 +19,9 @@ export const MAX_RATE_LIMIT = 10_000;
 /** Longest `rateLimit.per` (1 day); the shortest is 1 ms. */
 export const MAX_RATE_PER_MS = 86_400_000;
 
+/** Most tasks of one `flowControl.key` that may run at once (`flowControl.parallelism`). */
+export const MAX_FLOW_PARALLELISM = 1_000_000;
+
 /** Longest `dedupe.key`, in UTF-8 bytes (it becomes part of a Redis key name). */
 export const MAX_DEDUPE_KEY_BYTES = 256;
 
@@ -33,6 +36,26 @@ export const MAX_DEDUPE_TTL_MS = 30 * 86_400_000;
  * longer than that is a schedule, not a burst).
  */
 export const MAX_DEBOUNCE_MS = 30 * 86_400_000;
+
+/**
+ * Longest `expiresIn` (and farthest `expiresAt` from now): 30 days. The store's expiry index
+ * keeps a task's entry until its expiry passes, so the bound caps how long that lasts.
+ */
+export const MAX_EXPIRY_MS = 30 * 86_400_000;
+
+/** Why an `expiresIn` of `ms` is out of bounds, or null. */
+export function expiresInProblem(ms: number): string | null {
+  if (ms < 1) return "must be at least 1 ms";
+  if (ms <= MAX_EXPIRY_MS) return null;
+  return `must be at most ${formatMs(MAX_EXPIRY_MS)}, got ${formatMs(ms)}`;
+}
+
+/** Why an `expiresAt` of `at` is unusable at `now` (in the past, or too far ahead), or null. */
+export function expiresAtProblem(at: number, now: number): string | null {
+  if (at <= now) return `must be in the future, got ${new Date(at).toISOString()}`;
+  if (at - now <= MAX_EXPIRY_MS) return null;
+  return `must be at most ${formatMs(MAX_EXPIRY_MS)} from now`;
+}
 
 /** Why a `debounce.delay` or `debounce.maxWait` of `ms` is out of bounds, or null. */
 export function debounceWaitProblem(ms: number): string | null {

@@ -7,7 +7,8 @@ import type { NewTask, TaskRecord } from "./task.ts";
 
 /**
  * The spec fields a retry must repeat. A new spec field belongs here when a different value
- * makes it a different task; `runAt` is handled apart (see {@link sameSpec}).
+ * makes it a different task; `runAt` is handled apart (see {@link sameSpec}), and
+ * `expiresAt` is not compared (a relative `expiresIn` moves it on every try).
  */
 export const SPEC_FIELDS = [
   "type",
@@ -22,6 +23,7 @@ export const SPEC_FIELDS = [
   "dependsOn",
   "onSuccessOf",
   "onFailureOf",
+  "flowControl",
 ] as const satisfies readonly (keyof NewTask & keyof TaskRecord)[];
 
 /**

@@ -27,8 +27,10 @@ export function toNewTask(spec: ParsedSpec, now: number): NewTask {
     onSuccessOf: spec.onSuccessOf,
     onFailureOf: spec.onFailureOf,
     createdAt: now,
+    expiresAt: spec.expiresAt,
     ...(spec.dedupe ? { dedupe: spec.dedupe } : {}),
     ...(spec.debounce ? { debounce: spec.debounce } : {}),
+    ...(spec.flowControl ? { flowControl: spec.flowControl } : {}),
   };
 }
 
@@ -68,6 +70,7 @@ export function toSchedule(
       dependsOn: [],
       onSuccessOf: null,
       onFailureOf: null,
+      ...(spec.expiresInMs !== null ? { expiresInMs: spec.expiresInMs } : {}),
     },
     startAt,
     nextRunAt: first,

@@ -6,7 +6,13 @@ import * as v from "valibot";
 import { type FieldIssue, ValidationError } from "./errors.ts";
 import { MAX_DURATION_MS, parseDuration } from "./duration.ts";
 import { NAME_PATTERN, NAME_RULE } from "./ids.ts";
-import { type Backoff, type Debounce, type Dedupe, DEFAULT_MAX_STALLS } from "./task.ts";
+import {
+  type Backoff,
+  type Debounce,
+  type Dedupe,
+  DEFAULT_MAX_STALLS,
+  type FlowControl,
+} from "./task.ts";
 import {
   cronIntervalProblem,
   cronProblem,
@@ -15,7 +21,12 @@ import {
   dedupeTtlProblem,
   DEFAULT_MIN_INTERVAL_MS,
   everyProblem,
+  expiresAtProblem,
+  expiresInProblem,
   isTimeZone,
+  MAX_FLOW_PARALLELISM,
+  MAX_RATE_LIMIT,
+  MAX_RATE_PER_MS,
   textIssues,
 } from "./bounds.ts";
 
@@ -100,6 +111,32 @@ const debounceSchema = v.strictObject({
   maxWait: v.optional(debounceWait),
 });
 
+const flowLimit = (max: number) =>
+  v.pipe(
+    v.number("expected an integer"),
+    v.integer("expected an integer"),
+    v.minValue(1, "must be at least 1"),
+    v.maxValue(max, `must be at most ${max}`),
+  );
+
+/** `flowControl`: a key (a Redis key name part, as dedupe.key) and its limits. */
+const flowControlSchema = v.strictObject({
+  key: v.pipe(
+    v.string("expected a string"),
+    v.check((key) => dedupeKeyProblem(key) === null, (i) => dedupeKeyProblem(i.input)!),
+  ),
+  parallelism: v.optional(flowLimit(MAX_FLOW_PARALLELISM)),
+  rate: v.optional(flowLimit(MAX_RATE_LIMIT)),
+  period: v.optional(v.pipe(
+    duration,
+    // The raw number too: a fractional ms would be rounded up to a valid period.
+    v.check((d) => {
+      const ms = (parseDuration(d) as { ms: number }).ms;
+      return ms >= 1 && ms <= MAX_RATE_PER_MS && (typeof d !== "number" || d >= 1);
+    }, `must be from 1 ms to ${MAX_RATE_PER_MS} ms (1 day)`),
+  )),
+});
+
 const jsonValue = v.check(
   (value: unknown) => isJson(value, 0),
   "must be plain JSON (no functions, undefined, NaN, Infinity, BigInt or cycles; depth ≤ 64)",
@@ -113,6 +150,7 @@ export const TaskSpecSchema = v.strictObject({
   key: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(256))),
   dedupe: v.optional(dedupeSchema),
   debounce: v.optional(debounceSchema),
+  flowControl: v.optional(flowControlSchema),
   priority: v.optional(
     v.pipe(v.number(), v.integer("expected an integer"), v.minValue(-1e9), v.maxValue(1e9)),
   ),
@@ -133,6 +171,8 @@ export const TaskSpecSchema = v.strictObject({
   dependsOn: v.optional(v.pipe(v.array(name), v.maxLength(1000))),
   onSuccessOf: v.optional(name),
   onFailureOf: v.optional(name),
+  expiresIn: v.optional(duration),
+  expiresAt: v.optional(instant),
 });
 
 /** A task spec as written by a caller. Durations are ms or strings like `"30s"`. */
@@ -146,6 +186,7 @@ export interface ParsedSpec {
   key: string | null;
   dedupe: Dedupe | null;
   debounce: Debounce | null;
+  flowControl: FlowControl | null;
   priority: number;
   pool: string;
   runAt: number | null;
@@ -159,12 +200,18 @@ export interface ParsedSpec {
   dependsOn: string[];
   onSuccessOf: string | null;
   onFailureOf: string | null;
+  /** When a one-off task expires (from `expiresIn` or `expiresAt`); null: never. */
+  expiresAt: number | null;
+  /** `expiresIn` in ms (a schedule's runs expire this long after their occurrence). */
+  expiresInMs: number | null;
 }
 
 /** Bounds set by the deployment rather than by the spec. */
 export interface SpecBounds {
   /** Floor of `every` and of the gap between two cron occurrences (default 1 s). */
   minIntervalMs?: number;
+  /** The submit's `now`: an `expiresAt` must be after it (default: the system clock). */
+  now?: number;
 }
 
 /**
@@ -180,7 +227,7 @@ export function parseTaskSpec(
   pathPrefix = "",
   bounds: SpecBounds = {},
 ): ParsedSpec {
-  const issues = collectSpecIssues(input, pathPrefix, bounds);
+  const issues = collectSpecIssues(input, pathPrefix, { now, ...bounds });
   if (issues.length) throw new ValidationError(issues);
   return normalise(input as TaskSpec, now);
 }
@@ -213,6 +260,18 @@ export function collectSpecIssues(
   exclusive("every", "cron");
   // `key` refuses a second task while the first is unfinished; `dedupe` answers with it.
   exclusive("key", "dedupe");
+  exclusive("expiresIn", "expiresAt");
+  if (spec.expiresIn !== undefined) {
+    const problem = expiresInProblem(parseMs(spec.expiresIn));
+    if (problem) issues.push({ path: at("expiresIn"), message: problem });
+  }
+  if (spec.expiresAt !== undefined) {
+    const problem = expiresAtProblem(instantMs(spec.expiresAt), bounds.now ?? Date.now());
+    if (problem) issues.push({ path: at("expiresAt"), message: problem });
+  }
+  if (spec.flowControl !== undefined) issues.push(...flowControlIssues(spec.flowControl, at));
+  // A debounced submit replaces a waiting task's spec: its flow key would have to move too.
+  exclusive("flowControl", "debounce");
   const recurring = spec.every !== undefined || spec.cron !== undefined;
   if (spec.debounce !== undefined && !recurring) {
     // The store decides its id and runAt, and it has no parents: one waiting task per key.
@@ -225,6 +284,9 @@ export function collectSpecIssues(
       "dependsOn",
       "onSuccessOf",
       "onFailureOf",
+      // A debounced submit replaces a waiting task's spec: its expiry would have to move too.
+      "expiresIn",
+      "expiresAt",
     ] as const;
     for (const f of alone) exclusive(f, "debounce");
     const { delay, maxWait } = spec.debounce;
@@ -240,7 +302,10 @@ export function collectSpecIssues(
       "key",
       "dedupe",
       "debounce",
+      "flowControl",
       "id",
+      // Runs expire relative to their occurrence: expiresIn.
+      "expiresAt",
     ] as const;
     for (const f of once) {
       if (spec[f] !== undefined) {
@@ -276,15 +341,33 @@ export function collectSpecIssues(
   return issues;
 }
 
+/** What a schema-valid `flowControl` still lacks: a limit, and rate and period together. */
+function flowControlIssues(
+  fc: NonNullable<TaskSpec["flowControl"]>,
+  at: (path: string) => string,
+): FieldIssue[] {
+  if (fc.rate !== undefined && fc.period === undefined) {
+    return [{ path: at("flowControl.period"), message: "is required with flowControl.rate" }];
+  }
+  if (fc.period !== undefined && fc.rate === undefined) {
+    return [{ path: at("flowControl.rate"), message: "is required with flowControl.period" }];
+  }
+  if (fc.parallelism === undefined && fc.rate === undefined) {
+    return [{ path: at("flowControl"), message: "needs parallelism, or rate and period" }];
+  }
+  return [];
+}
+
 /** Normalises a spec that {@link collectSpecIssues} found no issue with (no re-validation). */
 export function normalise(spec: TaskSpec, now: number): ParsedSpec {
   const ms = (d: unknown) => (parseDuration(d) as { ms: number }).ms;
   let runAt: number | null = null;
   if (spec.delay !== undefined) runAt = now + ms(spec.delay);
   if (spec.debounce !== undefined) runAt = now + ms(spec.debounce.delay);
-  if (spec.runAt !== undefined) {
-    runAt = typeof spec.runAt === "number" ? spec.runAt : Date.parse(spec.runAt);
-  }
+  if (spec.runAt !== undefined) runAt = instantMs(spec.runAt);
+  const expiresInMs = spec.expiresIn !== undefined ? ms(spec.expiresIn) : null;
+  let expiresAt = expiresInMs !== null ? now + expiresInMs : null;
+  if (spec.expiresAt !== undefined) expiresAt = instantMs(spec.expiresAt);
   return {
     type: spec.type,
     payload: spec.payload ?? null,
@@ -296,6 +379,14 @@ export function normalise(spec: TaskSpec, now: number): ParsedSpec {
         key: spec.debounce.key,
         delayMs: ms(spec.debounce.delay),
         maxWaitMs: spec.debounce.maxWait !== undefined ? ms(spec.debounce.maxWait) : null,
+      }
+      : null,
+    flowControl: spec.flowControl
+      ? {
+        key: spec.flowControl.key,
+        parallelism: spec.flowControl.parallelism ?? null,
+        rate: spec.flowControl.rate ?? null,
+        periodMs: spec.flowControl.period !== undefined ? ms(spec.flowControl.period) : null,
       }
       : null,
     priority: spec.priority ?? 0,
@@ -311,8 +402,13 @@ export function normalise(spec: TaskSpec, now: number): ParsedSpec {
     dependsOn: [...new Set(spec.dependsOn ?? [])],
     onSuccessOf: spec.onSuccessOf ?? null,
     onFailureOf: spec.onFailureOf ?? null,
+    expiresAt,
+    expiresInMs,
   };
 }
+
+/** An `instant` (epoch ms or ISO 8601 text) as epoch ms. */
+const instantMs = (at: number | string) => (typeof at === "number" ? at : Date.parse(at));
 
 const parseMs = (d: unknown) => (parseDuration(d) as { ms: number }).ms;
 

@@ -11,7 +11,8 @@ export type TaskStatus =
   | "retrying" // failed, waiting out its back-off
   | "succeeded"
   | "dead" // failed maxRetries + 1 times; in the dead-letter list
-  | "cancelled";
+  | "cancelled"
+  | "expired"; // not started by its expiresAt (never ran late)
 
 /**
  * How many times a task may lose its worker (a crash, a lease that ran out) and be put back
@@ -19,8 +20,28 @@ export type TaskStatus =
  */
 export const DEFAULT_MAX_STALLS = 3;
 
-/** Statuses a task never leaves on its own (only `resubmit` revives dead and cancelled). */
-export const FINAL_STATUSES: ReadonlySet<TaskStatus> = new Set(["succeeded", "dead", "cancelled"]);
+/**
+ * Statuses a task never leaves on its own (only `resubmit` revives dead, cancelled and
+ * expired).
+ */
+export const FINAL_STATUSES: ReadonlySet<TaskStatus> = new Set([
+  "succeeded",
+  "dead",
+  "cancelled",
+  "expired",
+]);
+
+/** Statuses of a task not started yet: an expiry that passes in one ends it `expired`. */
+export const EXPIRABLE_STATUSES: ReadonlySet<TaskStatus> = new Set([
+  "queued",
+  "scheduled",
+  "retrying",
+  "waiting",
+]);
+
+/** The final statuses `resubmit` queues again. */
+export const RESUBMITTABLE_STATUSES = ["dead", "cancelled", "expired"] as const;
+export type ResubmittableStatus = typeof RESUBMITTABLE_STATUSES[number];
 
 /**
  * What a deduplicated submit reports as the first task's status once retention removed its
@@ -37,6 +58,7 @@ export const ALL_STATUSES: readonly TaskStatus[] = [
   "succeeded",
   "dead",
   "cancelled",
+  "expired",
 ];
 
 /** A back-off policy that can be stored and shared across processes. */
@@ -89,6 +111,12 @@ export interface TaskRecord {
   cancelReason: string | null;
   /** The instance running it (or that ran it last). */
   workerId: string | null;
+  /** Not started by then, it ends `expired` (a running task is not affected); null: never. */
+  expiresAt: number | null;
+  /** The flow control it was submitted with (its key's limits are the latest submit's). */
+  flowControl: FlowControl | null;
+  /** Set while it is queued behind its flow key's limit; null otherwise. */
+  waitingFor: WaitingFor | null;
 }
 
 /**
@@ -112,6 +140,21 @@ export interface Debounce {
   maxWaitMs: number | null;
 }
 
+/**
+ * Flow control (a spec's `flowControl`): tasks sharing `key` run at most `parallelism` at
+ * once and start at most `rate` per `periodMs` (a sliding window), across the cluster. The
+ * latest submit's limits become the key's; a limit left null is none.
+ */
+export interface FlowControl {
+  key: string;
+  parallelism: number | null;
+  rate: number | null;
+  periodMs: number | null;
+}
+
+/** Why a queued task waits although its pool has room: its flow key's limit. */
+export type WaitingFor = "parallelism" | "rate";
+
 /** A validated task ready for the store: everything but what the store decides. */
 export interface NewTask {
   id: string;
@@ -130,10 +173,14 @@ export interface NewTask {
   onSuccessOf: string | null;
   onFailureOf: string | null;
   createdAt: number;
+  /** Not started by then, it ends `expired`; absent or null: never. */
+  expiresAt?: number | null;
   /** Absent or null: every submit stores a task. Never part of the stored record. */
   dedupe?: Dedupe | null;
   /** Absent or null: not debounced. Its `runAt` is then now + `delayMs`. */
   debounce?: Debounce | null;
+  /** Absent or null: no flow control. */
+  flowControl?: FlowControl | null;
 }
 
 /** The parents a new task waits for, each with the outcome it needs. */
@@ -153,7 +200,10 @@ export interface ScheduleRecord {
   cron: string | null;
   timezone: string | null;
   /** The task template each firing submits (type, payload, pool, priority, retries...). */
-  template: Omit<NewTask, "id" | "runAt" | "scheduleId" | "createdAt" | "key">;
+  template: Omit<NewTask, "id" | "runAt" | "scheduleId" | "createdAt" | "key" | "expiresAt"> & {
+    /** Each run expires this long after its occurrence (absent or null: never). */
+    expiresInMs?: number | null;
+  };
   /** Interval schedules are anchored here, so firings never drift. */
   startAt: number;
   nextRunAt: number;

@@ -6,7 +6,7 @@
 import type { TaskRecord } from "../core/task.ts";
 import type * as P from "./params.ts";
 import type { QueueStore } from "./storage.ts";
-import type { Claimed, Enqueued, Recovery } from "./types.ts";
+import type { Claimed, Enqueued, Expiry, Recovery } from "./types.ts";
 
 export abstract class QueueForwarder implements QueueStore {
   /** The part that owns the task transitions. */
@@ -62,6 +62,14 @@ export abstract class QueueForwarder implements QueueStore {
 
   promoteDue(p: P.StepParams): Promise<number> {
     return this.queue.promoteDue(p);
+  }
+
+  dueExpiries(p: P.DueParams): Promise<{ id: string; expiresAt: number }[]> {
+    return this.queue.dueExpiries(p);
+  }
+
+  expireDue(p: P.StepParams): Promise<Expiry> {
+    return this.queue.expireDue(p);
   }
 
   recoverExpired(p: P.StepParams): Promise<Recovery> {

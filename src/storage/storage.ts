@@ -49,6 +49,7 @@ import type {
 import type {
   Claimed,
   Enqueued,
+  Expiry,
   FireResult,
   HistoryFilter,
   InstanceInfo,
@@ -113,6 +114,21 @@ export interface QueueStore {
    * `heldUntil` is when the next start is allowed (the oldest start in the window + perMs).
    * Each transition that ends or hands back a running task frees its slot; in a pool with a
    * global limit and queued work, it publishes `ready` so every instance claims again.
+   *
+   * A task whose `expiresAt` is at or before `now` is never started: the claim ends it
+   * `expired` instead (as {@link expireDue} would, in the same atomic call) and takes the
+   * next one, expiring at most 100 (CLAIM_EXPIRED_MAX) per pool and call.
+   *
+   * Flow control keys (a task's `flowControl`): a task whose key has `parallelism` tasks
+   * running, or no rate token left at `now`, or older parked tasks (FIFO within a key), is
+   * parked instead (still `queued`, `waitingFor` set, its queue position kept) and the next
+   * one is taken; the scan stops FLOW_SCAN_EXTRA (64) tasks past `max`. A parked key is
+   * unparked (back to ready, `ready` published) when one of its tasks stops running, when a
+   * submit raises its limits, and, for `rate`, when its next token frees: a durable wake
+   * taken by the next claim at or after it, or by {@link promoteDue} (its `~<key>` entry in
+   * the delayed set). Due wakes are taken first by every claim. `heldUntil` is then also
+   * `now` (claim again at once: the scan stopped at its bound, or it unparked older tasks)
+   * or the earliest next token of a key it parked for rate, whichever is earliest.
    */
   claim(p: ClaimParams): Promise<Claimed>;
 
@@ -160,19 +176,40 @@ export interface QueueStore {
   cancel(p: CancelParams): Promise<TaskRecord>;
 
   /**
-   * Queues a dead or cancelled task again under the same id with attempts reset. Throws
-   * not-found, or conflict for any other status.
+   * Queues a dead, cancelled or expired task again under the same id with attempts reset and
+   * no expiry. Throws not-found, or conflict for any other status.
    */
   resubmit(p: ResubmitParams): Promise<TaskRecord>;
 
-  /** Resubmits every dead or cancelled task matching the filter; returns how many. */
+  /** Resubmits every dead, cancelled or expired task matching the filter; returns how many. */
   resubmitMatching(p: ResubmitMatchingParams): Promise<number>;
 
   /** Delayed tasks (scheduled or retrying) due at or before `until`, earliest first. */
   dueDelayed(p: DueParams): Promise<{ id: string; runAt: number }[]>;
 
-  /** Moves delayed tasks due at `now` to their ready queues, each exactly once; returns how many. */
+  /**
+   * Moves delayed tasks due at `now` to their ready queues, each exactly once, and takes due
+   * flow key wakes (listed by {@link dueDelayed} as `~<key>`: the key's parked tasks go back
+   * to ready); returns how many entries it took.
+   */
   promoteDue(p: StepParams): Promise<number>;
+
+  /**
+   * Entries of the expiry index (tasks with an `expiresAt` that have not started: queued,
+   * scheduled, retrying, waiting) due at or before `until`, earliest first. Entries of tasks
+   * that started or finished since may be among them (they are dropped when read).
+   */
+  dueExpiries(p: DueParams): Promise<{ id: string; expiresAt: number }[]>;
+
+  /**
+   * The expiry duty: reads up to `limit` entries of the expiry index due at `now`, earliest
+   * first, and ends each task still not started (queued, scheduled, retrying, waiting) in
+   * `expired`: key released, no attempt recorded (it never ran), its workflow children
+   * settled as for `dead` (onFailureOf met, the rest cancelled; bounded). A running task is
+   * not touched: its entry is dropped, and added again if it goes back to wait (a retry, a
+   * stall, a hand-back). `more` is true when `limit` entries were read.
+   */
+  expireDue(p: StepParams): Promise<Expiry>;
 
   /**
    * Puts back running tasks whose lease expired (their worker was lost), without spending a

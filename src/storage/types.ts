@@ -2,7 +2,7 @@
  * @module types — the records the storage contract (storage.ts) reads and answers: filters
  * and pages, leases, statistics, instances, pool controls and events.
  */
-import type { PRUNED_STATUS, TaskRecord, TaskStatus } from "../core/task.ts";
+import type { PRUNED_STATUS, ResubmittableStatus, TaskRecord, TaskStatus } from "../core/task.ts";
 import type { RateLimit } from "../core/pool-limits.ts";
 
 /**
@@ -65,9 +65,9 @@ export interface Page<T> {
   next: string | null;
 }
 
-/** The dead or cancelled tasks {@link QueueStore.resubmitMatching} queues again. */
+/** The dead, cancelled or expired tasks {@link QueueStore.resubmitMatching} queues again. */
 export interface EndedFilter {
-  status: "dead" | "cancelled";
+  status: ResubmittableStatus;
   type?: string;
   pool?: string;
 }
@@ -108,6 +108,14 @@ export interface Recovery {
   cascadesPending: boolean;
 }
 
+/** What one run of the expiry duty did. */
+export interface Expiry {
+  /** Tasks that ended `expired`. */
+  expired: number;
+  /** It read `limit` entries of the expiry index: more may be due, call again. */
+  more: boolean;
+}
+
 /** Cluster-wide control of one pool: its size, pause flag and cluster-wide limits. */
 export interface PoolControl {
   pool: string;
@@ -137,7 +145,14 @@ export interface StorageStats {
   byStatus: Record<TaskStatus, number>;
   byPool: Record<string, { queued: number; running: number }>;
   /** `stalled`: attempts lost with their worker (not failures: no retry spent). */
-  totals: { succeeded: number; failedAttempts: number; dead: number; stalled: number };
+  /** `expired`: tasks that ended expired (not started by their expiresAt). */
+  totals: {
+    succeeded: number;
+    failedAttempts: number;
+    dead: number;
+    stalled: number;
+    expired: number;
+  };
   durations: Record<string, DurationStats>;
 }
 
@@ -173,6 +188,8 @@ export type StorageEvent =
   | { kind: "ready"; pool: string }
   /** A task was put in the delayed set: arm the wheel when it is inside the look-ahead. */
   | { kind: "delayed"; id: string; runAt: number }
+  /** A task waiting to start expires at `at`: arm the wheel for the expiry duty. */
+  | { kind: "expiry"; id: string; at: number }
   /** A schedule was added or moved. */
   | { kind: "schedule"; id: string; nextRunAt: number }
   /** Stop the running task `id`: it was cancelled. */

@@ -1,6 +1,7 @@
 /**
- * @module instance — the running half of a Scheduler: pools, wheel, promoter, schedule
- * firer, lease keeper, recoverer, heartbeat and the backstop poll, wired to storage events.
+ * @module instance — the running half of a Scheduler: pools, wheel, promoter, expirer,
+ * schedule firer, lease keeper, recoverer, heartbeat and the backstop poll, wired to storage
+ * events.
  */
 import type { Clock } from "../core/clock.ts";
 import type { TimingWheel } from "../core/timing-wheel.ts";
@@ -11,6 +12,7 @@ import type { Logger, Middleware } from "./middleware.ts";
 import { Periodic } from "./periodic.ts";
 import { type HandlerEntry, WorkerPool } from "./pool.ts";
 import { Promoter } from "./promoter.ts";
+import { Expirer } from "./expirer.ts";
 import { ResultStream } from "./results.ts";
 import { AbortReason, type Attempt } from "./runner.ts";
 import { ScheduleFirer } from "./schedule-firer.ts";
@@ -42,6 +44,7 @@ export class Instance {
   readonly running = new Map<string, Attempt>();
   readonly #o: InstanceOptions;
   readonly #promoter: Promoter;
+  readonly #expirer: Expirer;
   readonly #firer: ScheduleFirer;
   readonly #leases: LeaseKeeper;
   readonly #duties: Periodic[];
@@ -55,6 +58,14 @@ export class Instance {
     this.#o = o;
     const { storage, clock, logger, wheel } = o;
     this.#promoter = new Promoter({
+      storage,
+      clock,
+      wheel,
+      logger,
+      tickMs: o.tickMs,
+      lookAheadMs: o.lookAheadMs,
+    });
+    this.#expirer = new Expirer({
       storage,
       clock,
       wheel,
@@ -90,6 +101,7 @@ export class Instance {
     await this.#refreshControls();
     wheel.start();
     this.#promoter.start();
+    this.#expirer.start();
     this.#firer.start();
     this.#leases.start();
     for (const duty of this.#duties) duty.start();
@@ -100,6 +112,7 @@ export class Instance {
     const { storage, clock, wheel, workerId } = this.#o;
     for (const pool of this.pools.values()) pool.stop();
     this.#promoter.stop();
+    this.#expirer.stop();
     this.#firer.stop();
     for (const duty of this.#duties) duty.stop();
     if (this.running.size > 0 && timeoutMs > 0) await this.#drain(timeoutMs);
@@ -177,6 +190,9 @@ export class Instance {
         break;
       case "delayed":
         this.#promoter.arm(event.runAt);
+        break;
+      case "expiry":
+        this.#expirer.arm(event.at);
         break;
       case "schedule":
         this.#firer.arm(event.id, event.nextRunAt);

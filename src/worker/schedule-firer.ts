@@ -90,8 +90,11 @@ export class ScheduleFirer {
     if (!schedule || schedule.nextRunAt !== occurrenceAt) return;
     const now = clock.now();
     const next = nextOccurrence(schedule, Math.max(occurrenceAt, now)) ?? NEVER;
+    // A run expires relative to its own occurrence (the template's expiresIn).
+    const { expiresInMs, ...template } = schedule.template;
     const run = {
-      ...schedule.template,
+      ...template,
+      expiresAt: expiresInMs ? occurrenceAt + expiresInMs : null,
       dependsOn: [],
       id: newId("", now),
       runAt: occurrenceAt,

@@ -30,6 +30,7 @@ export const STATUSES = [
   "retrying",
   "dead",
   "cancelled",
+  "expired",
 ];
 /** Per-test limit (Bun's default is 5 s; a cold start of Chromium plus a worker takes ~2 s). */
 export const T = { timeout: 20_000 };

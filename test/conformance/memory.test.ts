@@ -16,6 +16,8 @@ import { typesSuite } from "./suite-types.ts";
 import { queriesSuite } from "./suite-queries.ts";
 import { dedupeSuite } from "./suite-dedupe.ts";
 import { debounceSuite } from "./suite-debounce.ts";
+import { expirySuite } from "./suite-expiry.ts";
+import { flowKeysSuite } from "./suite-flow-keys.ts";
 
 const memory: StorageFactory = (options) => {
   const storage = new MemoryStorage(options);
@@ -35,3 +37,5 @@ typesSuite("memory", memory);
 queriesSuite("memory", memory);
 dedupeSuite("memory", memory);
 debounceSuite("memory", memory);
+expirySuite("memory", memory);
+flowKeysSuite("memory", memory);

@@ -19,6 +19,8 @@ import { typesSuite } from "./suite-types.ts";
 import { queriesSuite } from "./suite-queries.ts";
 import { dedupeSuite } from "./suite-dedupe.ts";
 import { debounceSuite } from "./suite-debounce.ts";
+import { expirySuite } from "./suite-expiry.ts";
+import { flowKeysSuite } from "./suite-flow-keys.ts";
 
 const redis: StorageFactory = async (options) => {
   const transport = connectRedisTcp(await testRedisUrl());
@@ -43,3 +45,5 @@ typesSuite(backend, redis);
 queriesSuite(backend, redis);
 dedupeSuite(backend, redis);
 debounceSuite(backend, redis);
+expirySuite(backend, redis);
+flowKeysSuite(backend, redis);

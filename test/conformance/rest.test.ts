@@ -23,6 +23,8 @@ import { typesSuite } from "./suite-types.ts";
 import { queriesSuite } from "./suite-queries.ts";
 import { dedupeSuite } from "./suite-dedupe.ts";
 import { debounceSuite } from "./suite-debounce.ts";
+import { expirySuite } from "./suite-expiry.ts";
+import { flowKeysSuite } from "./suite-flow-keys.ts";
 
 const TOKEN = "conformance-rest-token";
 let gateway: RunningGateway | undefined;
@@ -59,4 +61,6 @@ describe(backend, () => {
   queriesSuite(backend, rest);
   dedupeSuite(backend, rest);
   debounceSuite(backend, rest);
+  expirySuite(backend, rest);
+  flowKeysSuite(backend, rest);
 });

@@ -80,7 +80,13 @@ describe("api: workers and stats", () => {
       assert.equal(res.body.byStatus.succeeded, 1);
       assert.equal(res.body.byStatus.dead, 1);
       assert.equal(res.body.byStatus.scheduled, 1);
-      assert.deepEqual(res.body.totals, { succeeded: 1, failedAttempts: 1, dead: 1, stalled: 0 });
+      assert.deepEqual(res.body.totals, {
+        succeeded: 1,
+        failedAttempts: 1,
+        dead: 1,
+        stalled: 0,
+        expired: 0,
+      });
       assert.equal(res.body.pools.default.size, 4);
       assert.equal(res.body.pools.default.paused, false);
       assert.equal(res.body.durations.ok.count, 1);

@@ -77,6 +77,7 @@ describe("api docs", () => {
       assert.deepEqual(doc.components.schemas.BulkResubmit.properties.status.enum, [
         "dead",
         "cancelled",
+        "expired",
       ]);
       assert.equal(doc.components.schemas.PoolSize.properties.concurrency.maximum, 10_000);
       for (const ref of refs(doc)) {
@@ -218,7 +219,7 @@ describe("api metrics", () => {
           startsInWindow: 0,
         },
       },
-      totals: { succeeded: 0, failedAttempts: 0, dead: 0, stalled: 0 },
+      totals: { succeeded: 0, failedAttempts: 0, dead: 0, stalled: 0, expired: 0 },
       durations: {},
     }, []);
     assert.ok(text.includes('skedulr_pool_size{pool="we\\"ird\\\\pool\\n"} 1'));
@@ -232,7 +233,7 @@ describe("api metrics", () => {
         emails: { ...pool, globalConcurrency: 3, rateLimit: { max: 5, perMs: 500 } },
         plain: { ...pool, globalConcurrency: null, rateLimit: null, startsInWindow: 0 },
       },
-      totals: { succeeded: 0, failedAttempts: 0, dead: 0, stalled: 0 },
+      totals: { succeeded: 0, failedAttempts: 0, dead: 0, stalled: 0, expired: 0 },
       durations: {},
     }, []);
     for (

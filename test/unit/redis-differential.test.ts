@@ -10,7 +10,8 @@ import { MemoryStorage } from "../../src/storage/memory/memory-storage.ts";
 import { RedisStorage } from "../../src/storage/redis/redis-storage.ts";
 import { connectRedisTcp } from "../../src/adapters/redis-tcp.ts";
 import { SkedulrError, ValidationError } from "../../src/core/errors.ts";
-import type { NewTask, ScheduleRecord } from "../../src/core/task.ts";
+import type { NewTask, ScheduleRecord, TaskRecord } from "../../src/core/task.ts";
+import type { RedisTransport } from "../../src/storage/redis/transport.ts";
 import type { Enqueued, HistoryFilter, Lease, Storage } from "../../src/storage/storage.ts";
 import { testRedisUrl, uniquePrefix } from "../../scripts/tools/redis-server.ts";
 import { eventually } from "../../scripts/tools/wait.ts";
@@ -51,6 +52,8 @@ async function snapshot(s: Storage, now: number) {
     all,
     history,
     dead: (await s.list({ status: "dead", limit: 1000 })).items.map((t) => t.id),
+    expired: (await s.list({ status: "expired", limit: 1000 })).items.map((t) => t.id),
+    expiries: await s.dueExpiries({ until: now + 5_000, limit: 1000 }),
     waiting: (await s.list({ status: ["waiting", "scheduled"], pool: "b", limit: 1000 })).items
       .map((t) => t.id),
     search: (await s.list({ q: "X7", limit: 1000 })).items.map((t) => t.id),
@@ -65,6 +68,34 @@ async function snapshot(s: Storage, now: number) {
     ],
     schedules: await s.listSchedules(),
   };
+}
+
+/**
+ * Each flow key's running count is its running tasks, its parked set is its tasks that wait
+ * for it (`waitingFor`), and only queued tasks wait.
+ */
+async function flowInvariants(
+  redis: RedisStorage,
+  transport: RedisTransport,
+  all: TaskRecord[],
+  where: string,
+) {
+  for (const key of ["f1", "f2", "f3"]) {
+    const mine = all.filter((t) => t.flowControl?.key === key);
+    const running = mine.filter((t) => t.status === "running").length;
+    // One counter: running + 2^20 * parked (lua/includes/flow-state.lua).
+    const rp = Number(await transport.send(["HGET", `${redis.prefix}flow:${key}`, "rp"]) ?? 0);
+    assert.equal(rp % 2 ** 20, running, `${where}: running count of ${key}`);
+    const parked = await transport.send(["ZCARD", `${redis.prefix}parked:${key}`]);
+    const waiting = mine.filter((t) => t.waitingFor !== null).length;
+    assert.equal(Number(parked), waiting, `${where}: parked tasks of ${key}`);
+    assert.equal(Math.floor(rp / 2 ** 20), waiting, `${where}: parked count of ${key}`);
+  }
+  for (const t of all) {
+    if (t.waitingFor) {
+      assert.equal(t.status, "queued", `${where}: ${t.id} waits but is ${t.status}`);
+    }
+  }
 }
 
 /** Every page of a history read, as the list of its pages' items. */
@@ -114,8 +145,9 @@ async function run(seed: number, steps: number) {
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)];
   const options = { history: { maxCount: 40, maxAgeMs: 3_600_000 }, maxUnfinished: 150 };
   const memory = new MemoryStorage(options);
+  const transport = connectRedisTcp(await testRedisUrl());
   const redis = new RedisStorage({
-    transport: connectRedisTcp(await testRedisUrl()),
+    transport,
     prefix: uniquePrefix(`diff${seed}`),
     ...options,
   });
@@ -150,6 +182,16 @@ async function run(seed: number, steps: number) {
     }
     return [pick(ids), pick(workers)];
   };
+  const flowSpec = () => {
+    const rate = rnd() < 0.5 ? 1 + Math.floor(rnd() * 2) : null;
+    const parallelism = rate === null || rnd() < 0.5 ? 1 + Math.floor(rnd() * 2) : null;
+    return {
+      key: pick(["f1", "f2", "f3"]),
+      parallelism,
+      rate,
+      periodMs: rate === null ? null : pick([800, 3_000]),
+    };
+  };
   const both = async (what: string, op: (s: Storage, store: number) => Promise<unknown>) => {
     const [a, b] = [await outcome(op(memory, 0)), await outcome(op(redis, 1))];
     assert.deepEqual(b, a, `seed ${seed}: ${what} differs`);
@@ -180,6 +222,8 @@ async function run(seed: number, steps: number) {
               maxWaitMs: pick([null, 2_000]),
             }
             : null;
+          // Flow keys shared by both pools, tight limits: parking, unparking and rate wakes.
+          const flowControl = !debounce && rnd() < 0.35 ? flowSpec() : null;
           batch.push({
             id,
             type: pick(["alpha", "beta"]),
@@ -199,10 +243,13 @@ async function run(seed: number, steps: number) {
             timeoutMs: rnd() < 0.2 ? 1_000 : null,
             backoff: rnd() < 0.2 ? { type: "fixed", delayMs: 100 } : null,
             scheduleId: null,
+            // Some already past at submit (the store takes them; the claim must not start them).
+            expiresAt: !debounce && rnd() < 0.3 ? now + Math.floor(rnd() * 2_500) - 200 : null,
             dependsOn: !debounce && flow >= 0 && flow < 0.5 ? [parent(), parent()] : [],
             onSuccessOf: !debounce && flow >= 0.5 && flow < 0.75 ? parent() : null,
             onFailureOf: !debounce && flow >= 0.75 ? parent() : null,
             createdAt: now,
+            ...(flowControl ? { flowControl } : {}),
           });
         }
         const res = await both("enqueue", (s) => s.enqueue({ tasks: batch, now }));
@@ -261,9 +308,13 @@ async function run(seed: number, steps: number) {
       } else if (r < 0.85) {
         const limit = 1 + Math.floor(rnd() * 5);
         await both("promoteDue", (s) => s.promoteDue({ now, limit }));
-      } else if (r < 0.89) {
+      } else if (r < 0.87) {
         const limit = 1 + Math.floor(rnd() * 3);
         await both("recoverExpired", (s) => s.recoverExpired({ now, limit }));
+      } else if (r < 0.89) {
+        // The expiry duty, a few index entries at a time.
+        const limit = 1 + Math.floor(rnd() * 3);
+        await both("expireDue", (s) => s.expireDue({ now, limit }));
       } else if (r < 0.91 && ids.length) {
         const some = [pick(ids), pick(ids)];
         const w = pick(workers);
@@ -291,7 +342,7 @@ async function run(seed: number, steps: number) {
         const w = pick(workers);
         await both("setProgress", (s, i) => s.setProgress({ lease: lease(id, w, i), progress: p }));
       } else if (r < 0.96) {
-        const status = pick(["dead", "cancelled"] as const);
+        const status = pick(["dead", "cancelled", "expired"] as const);
         await both(
           "resubmitMatching",
           (s) => s.resubmitMatching({ filter: { status, pool: "a" }, now }),
@@ -306,7 +357,8 @@ async function run(seed: number, steps: number) {
         if (list.length) {
           const { id, nextRunAt } = pick(list);
           const at = rnd() < 0.2 ? nextRunAt - 1 : nextRunAt;
-          const run = { ...newRun(`r${n++}`, now), scheduleId: id };
+          const expiresAt = rnd() < 0.3 ? now + 600 : null;
+          const run = { ...newRun(`r${n++}`, now), scheduleId: id, expiresAt };
           const res = await both(
             "fireSchedule",
             (s) => s.fireSchedule({ id, occurrenceAt: at, nextRunAt: now + 700, run, now }),
@@ -366,6 +418,7 @@ async function run(seed: number, steps: number) {
         ).catch(() => assert.equal(sorted(events[1]), sorted(events[0])));
         const [a, b] = [await snapshot(memory, now), await snapshot(redis, now)];
         assert.deepEqual(b, a, `seed ${seed}: state after step ${step} differs`);
+        await flowInvariants(redis, transport, a.all, `seed ${seed}, step ${step}`);
         for (const id of ids.slice(-20)) {
           assert.deepEqual(await redis.get(id), await memory.get(id), `seed ${seed}: get(${id})`);
         }

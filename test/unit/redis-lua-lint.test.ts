@@ -64,7 +64,8 @@ describe("Lua lint", () => {
       ["local S = {waiting = true, dead = true}\nreturn S[P]", /a status set/],
       ["local S = {'queued', 'running'}\nreturn S[P]", /a status list/],
       [
-        "if t.status == 'succeeded' or t.status == 'dead' or t.status == 'cancelled' then return P end",
+        "if t.status == 'succeeded' or t.status == 'dead' or t.status == 'cancelled' or " +
+        "t.status == 'expired' then return P end",
         /use FINAL_STATUSES/,
       ],
       ["if t.status == 'queud' then return P end", /'queud' is not a status/],

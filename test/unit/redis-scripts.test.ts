@@ -144,7 +144,7 @@ describe("script return codes", () => {
     );
     assert.throws(
       () => checkReply([Code.wrongStatus, "queued"], "resubmit", "t1"),
-      /only dead or cancelled tasks can be resubmitted/,
+      /only dead, cancelled or expired tasks can be resubmitted/,
     );
     assert.throws(() => checkReply([Code.scheduleIdInUse], "addSchedule", "s"), ConflictError);
     assert.throws(() => checkReply("OK", "enqueue"), /Unexpected reply/);

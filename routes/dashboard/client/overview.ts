@@ -102,6 +102,7 @@ export const overview: View = (el) => {
         ["Succeeded attempts", t.succeeded],
         ["Failed attempts", t.failedAttempts],
         ["Dead tasks, all time", t.dead],
+        ["Expired tasks, all time", t.expired],
         ["Unfinished now", b.queued + b.running + b.scheduled + b.waiting + b.retrying],
       ];
       for (const [label, value] of tiles) {

@@ -15,8 +15,20 @@ export const STATUSES: readonly TaskStatus[] = [
   "retrying",
   "dead",
   "cancelled",
+  "expired",
 ];
-export const FINAL: ReadonlySet<string> = new Set<TaskStatus>(["succeeded", "dead", "cancelled"]);
+export const FINAL: ReadonlySet<string> = new Set<TaskStatus>([
+  "succeeded",
+  "dead",
+  "cancelled",
+  "expired",
+]);
+/** Final statuses a task can be resubmitted from. */
+export const RESUBMITTABLE: ReadonlySet<string> = new Set<TaskStatus>([
+  "dead",
+  "cancelled",
+  "expired",
+]);
 
 export interface PageState {
   stats: Stats | null;

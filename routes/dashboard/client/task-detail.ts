@@ -6,7 +6,7 @@
 import { api } from "./api.ts";
 import { append, badge, clear, empty, h, panel } from "./dom.ts";
 import { clock, dur, pretty, rel } from "./format.ts";
-import { FINAL } from "./state.ts";
+import { FINAL, RESUBMITTABLE } from "./state.ts";
 import { cancelButton, progressCell, resubmitButton } from "./task-cells.ts";
 import { loadAttempts, loadFlow, typeBadge } from "./task-flow.ts";
 import type { Backoff, TaskRecord, View } from "./types.ts";
@@ -50,6 +50,7 @@ function renderSummary(summary: HTMLElement, t: TaskRecord): void {
   kv(summary, "Progress", t.progress === null ? null : progressCell(t));
   kv(summary, "Created", stamp(t.createdAt));
   kv(summary, "Due", stamp(t.runAt));
+  if (t.expiresAt !== null) kv(summary, "Expires", stamp(t.expiresAt));
   kv(summary, "Started", stamp(t.startedAt));
   kv(summary, "Finished", stamp(t.finishedAt));
   if (t.startedAt && t.finishedAt) kv(summary, "Last run took", dur(t.finishedAt - t.startedAt));
@@ -102,7 +103,7 @@ export const task: View = (el, route) => {
     head.appendChild(h("span", { class: "grow" }));
     if (!FINAL.has(t.status)) typeBadge(head, t.type);
     if (!FINAL.has(t.status)) append(head, cancelButton(t));
-    if (t.status === "dead" || t.status === "cancelled") {
+    if (RESUBMITTABLE.has(t.status)) {
       append(head, resubmitButton(t, "primary"));
     }
     renderSummary(summary, t);

@@ -19,7 +19,8 @@ since the store started, and handler durations by type.`,
     const blocks = [
       `tasks   ${Object.entries(s.byStatus).map(([k, n]) => `${k} ${n}`).join(" · ")}`,
       `totals  succeeded ${s.totals.succeeded} · failed attempts ${s.totals.failedAttempts}` +
-      ` · dead ${s.totals.dead} · stalled ${s.totals.stalled}`,
+      ` · dead ${s.totals.dead} · stalled ${s.totals.stalled}` +
+      ` · expired ${s.totals.expired ?? 0}`,
       table(
         ["POOL", "SIZE", "RUNNING", "QUEUED", "PAUSED"],
         Object.entries(s.pools as Record<string, any>).map(([name, p]) => [

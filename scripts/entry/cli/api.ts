@@ -18,7 +18,7 @@ export const EXIT = {
   server: 3,
   /** No answer: unreachable, refused connection, or no answer in time. */
   unreachable: 4,
-  /** `--wait`: the task ended `dead` or `cancelled`. */
+  /** `--wait`: the task ended `dead`, `cancelled` or `expired`. */
   taskFailed: 5,
   /** `--wait`: the task was still unfinished at `--timeout`. */
   waitTimeout: 6,

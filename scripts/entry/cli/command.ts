@@ -77,4 +77,4 @@ export function query(params: Record<string, string | number | string[] | undefi
   return s ? `?${s}` : "";
 }
 
-export const FINAL = new Set(["succeeded", "dead", "cancelled"]);
+export const FINAL = new Set(["succeeded", "dead", "cancelled", "expired"]);

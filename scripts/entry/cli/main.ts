@@ -28,7 +28,8 @@ ${lines.join("\n")}
 Exit codes: 0 ok; 1 bad arguments or input (nothing sent); 2 the API refused the request
 (4xx: unknown id, wrong status, bad spec, missing role); 3 the server failed (5xx, e.g. its
 storage is down: retry later); 4 no answer (unreachable, or none within 30 s);
-5 --wait: the task ended dead or cancelled; 6 --wait: still unfinished at --timeout.`;
+5 --wait: the task ended dead, cancelled or expired; 6 --wait: still unfinished at
+--timeout.`;
 }
 
 const COMMON = {

@@ -16,7 +16,8 @@ import {
 import { attempts, fields, firstLine, json, note, relative, table, when } from "./format.ts";
 
 const WAIT_HELP = `  --wait           wait until the task ends and print its record: exit 0 when it
-                   succeeded, 5 when it ended dead or cancelled, 6 when still unfinished
+                   succeeded, 5 when it ended dead, cancelled or expired, 6 when still
+                   unfinished
   --timeout <t>    how long --wait waits: seconds, or 500ms, 30s, 2m (default 60s)`;
 
 const WAIT_OPTIONS = { wait: { type: "boolean" }, timeout: { type: "string" } } as const;
@@ -162,7 +163,7 @@ export const list: Command = {
                    [--limit <n>] [--cursor <c>] [--json]
 
   --status <s>     scheduled, waiting, queued, running, retrying, succeeded, dead,
-                   cancelled; several with commas or by repeating the option
+                   cancelled, expired; several with commas or by repeating the option
 ${FILTER_HELP}`,
   options: { status: { type: "string", multiple: true }, ...LIST_OPTIONS },
   positionals: [0, 0],
@@ -252,11 +253,12 @@ ends cancelled, without a retry. Cancelling a schedule's id removes the schedule
 
 export const resubmit: Command = {
   name: "resubmit",
-  summary: "queue a dead or cancelled task again (or all of them: --status)",
+  summary: "queue a dead, cancelled or expired task again (or all of them: --status)",
   help: `usage: skedulr resubmit <id> [--json]
-       skedulr resubmit --status dead|cancelled [--type <t>] [--pool <p>] [--json]
+       skedulr resubmit --status dead|cancelled|expired [--type <t>] [--pool <p>] [--json]
 
-Queues a dead or cancelled task again under the same id, its attempts reset. With
+Queues a dead, cancelled or expired task again under the same id, its attempts reset (and
+its expiry dropped). With
 --status and no id, every task in that status (of that type and pool) is queued again:
 that is admin's.`,
   options: { status: { type: "string" }, type: { type: "string" }, pool: { type: "string" } },
@@ -265,7 +267,7 @@ that is admin's.`,
     const status = opt(ctx, "status");
     const [id] = ctx.args;
     if ((id === undefined) === (status === undefined)) {
-      throw usageError("give a task id, or --status dead|cancelled for a bulk resubmit");
+      throw usageError("give a task id, or --status dead|cancelled|expired for a bulk resubmit");
     }
     if (id !== undefined) {
       if (opt(ctx, "type") || opt(ctx, "pool")) {

@@ -8,7 +8,7 @@
 /** Children examined per storage call (the Lua scripts use the same number). */
 export const CASCADE_BUDGET = 1000;
 
-export type EndStatus = "succeeded" | "dead" | "cancelled";
+export type EndStatus = "succeeded" | "dead" | "cancelled" | "expired";
 
 /** A parent whose children still need settling, from child `offset` on. */
 export interface CascadeEntry {

@@ -19,6 +19,7 @@ export class AttemptLog {
     failedAttempts: 0,
     dead: 0,
     stalled: 0,
+    expired: 0,
   };
   readonly #retention: HistoryRetention;
   readonly #entries: (AttemptRecord & { n: number })[] = [];

@@ -80,8 +80,9 @@ export class MemoryStorage extends QueueForwarder implements Storage {
     // A slot freed under a global limit wakes every instance's claimers (lua/includes/move.lua).
     this.#table.onRunningLeft = (pool) => {
       if (this.#registry.globalLimit(pool) === null) return;
-      if (this.#table.poolCounts(pool).queued > 0) this.#events.emit({ kind: "ready", pool });
+      if (this.#table.readyCount(pool) > 0) this.#events.emit({ kind: "ready", pool });
     };
+    this.#table.emit = (event) => this.#events.emit(event);
     this.#schedules = new ScheduleTable(this.#events, {
       status: (id) => this.#table.rows.get(id)?.status,
       insert: (run, now) => this.queue.insert(run, now),

@@ -71,9 +71,33 @@ export class TaskMoves {
       if (task.key) this.#t.keys.delete(task.key);
     } else if (row.pendingParents > 0) row.status = "waiting";
     else if (row.runAt !== null && row.runAt > now) row.status = "scheduled";
+    const fc = task.flowControl;
+    if (fc) {
+      // The latest submit's limits are the key's; raised ones may let parked tasks start.
+      this.#t.flows.setLimits(fc, now);
+    }
     this.#t.insert(row, now);
+    if (fc) this.#t.flows.unpark(fc.key, now);
     this.announce(row);
+    if (!broken) this.trackExpiry(row);
     return row;
+  }
+
+  /**
+   * A task that may expire before it starts joins the expiry index (again: a running one
+   * leaves it lazily) and its expiry is announced, so a worker arms its wheel for it.
+   */
+  trackExpiry(row: Row): void {
+    if (row.expiresAt === null) return;
+    this.#t.expiries.add(row.id, row.expiresAt);
+    this.p.events.emit({ kind: "expiry", id: row.id, at: row.expiresAt });
+  }
+
+  /** Ends a task that was not started by its expiresAt (lua/includes/expire.lua). */
+  expire(row: Row, now: number): void {
+    this.#t.expiries.delete(row.id);
+    this.finish(row, "expired", now);
+    this.p.log.totals.expired++;
   }
 
   /** A running attempt back in its queue, uncounted, at the position it had (see release). */
@@ -84,6 +108,7 @@ export class TaskMoves {
     row.claimSeq = null;
     this.#t.move(row, "queued", now, true);
     this.announce(row);
+    this.trackExpiry(row);
   }
 
   /** Ends a failed attempt: retrying at `retryAt`, or dead (src/storage/redis/lua/includes/fail-task.lua). */
@@ -94,6 +119,7 @@ export class TaskMoves {
       row.runAt = retryAt;
       this.#t.move(row, "retrying", now);
       this.announce(row);
+      this.trackExpiry(row);
       return "retrying";
     }
     this.p.log.record(row, "dead", now);
@@ -133,15 +159,18 @@ export class TaskMoves {
     if (this.#cascade.deferred.length > 0) this.#cascade.continue(limit, now);
   }
 
-  /** Ends a public transition: saves unfinished cascades, then applies retention. */
-  endCall(now: number): boolean {
+  /**
+   * Ends a public transition: saves unfinished cascades, then applies retention (unless
+   * `retain` is false: the claim, whose script is given no retention, prunes nothing).
+   */
+  endCall(now: number, retain = true): boolean {
     const pending = this.#cascade.endCall();
     if (pending) this.p.events.emit({ kind: "cascade" });
     const { maxAgeMs, maxCount } = this.p.retention;
     // Rows are pruned by calls that finished one, as lua/includes/retention.lua does.
-    if (this.#finishedAny) this.#t.prune(now, maxAgeMs, maxCount);
+    if (this.#finishedAny && retain) this.#t.prune(now, maxAgeMs, maxCount);
     this.#finishedAny = false;
-    this.p.log.prune(now);
+    if (retain) this.p.log.prune(now);
     return pending;
   }
 

@@ -4,7 +4,13 @@
  * as the script, built from the shared steps in moves.ts.
  */
 import { CapacityError, ConflictError, NotFoundError } from "../../core/errors.ts";
-import { FINAL_STATUSES, type NewTask, PRUNED_STATUS, type TaskRecord } from "../../core/task.ts";
+import {
+  EXPIRABLE_STATUSES,
+  FINAL_STATUSES,
+  type NewTask,
+  PRUNED_STATUS,
+  type TaskRecord,
+} from "../../core/task.ts";
 import type {
   CancelParams,
   ClaimParams,
@@ -21,9 +27,10 @@ import type {
   StepParams,
 } from "../params.ts";
 import type { QueueStore } from "../storage.ts";
-import type { Claimed, Enqueued, Recovery } from "../types.ts";
+import type { Claimed, Enqueued, Expiry, Recovery } from "../types.ts";
 import { taskMatcher } from "../filter.ts";
 import { checkBatch } from "./batch-check.ts";
+import { FLOW_SCAN_EXTRA, type QueuePlace, sortsAfter } from "./flows.ts";
 import { respec, SubmitKeys } from "./submit-keys.ts";
 import type { AttemptLog } from "./history.ts";
 import { type QueueParts, TaskMoves } from "./moves.ts";
@@ -84,6 +91,7 @@ export class MemoryQueue implements QueueStore {
 
   claim({ pool, max, owner, now }: ClaimParams): Promise<Claimed> {
     const out: Claimed = [];
+    this.#t.flows.due(now);
     if (this.#m.p.isPaused(pool)) return Promise.resolve(out);
     // The pool's cluster-wide limits (lua/claim-1.lua): room under the global limit, then
     // the rate limit's tokens; a fraction of `max` rounds up, as the loop below would.
@@ -94,9 +102,43 @@ export class MemoryQueue implements QueueStore {
     const tokens = limits.rateTokens(pool, now);
     const rateBound = tokens < take;
     take = Math.min(take, tokens);
-    while (out.length < take) {
+    // Never start a task past its expiry: expire it and take the next, within the scan's
+    // bound (lua/claim-1.lua: at most take + FLOW_SCAN_EXTRA candidates).
+    const expiryDue = take > 0 && this.#t.expiries.anyDue(now);
+    let expired = 0;
+    let scanned = 0;
+    const flows = this.#t.flows;
+    // Flow keys (lua/claim-1.lua): whether each has parked tasks (a newer task parks behind
+    // them), keys to unpark after the scan, keys parked for their rate (a wake to arm).
+    const heads = new Map<string, QueuePlace | null>();
+    const unpark = new Set<string>();
+    const rateParked = new Set<string>();
+    while (out.length < take && scanned < take + FLOW_SCAN_EXTRA) {
       const row = this.#t.popReady(pool);
       if (!row) break;
+      scanned++;
+      if (expiryDue && row.expiresAt !== null && row.expiresAt <= now) {
+        this.#m.expire(row, now);
+        expired++;
+        continue;
+      }
+      const key = row.flowControl?.key;
+      if (key) {
+        flows.restore(key, row, now);
+        let head = heads.get(key);
+        if (head === undefined) heads.set(key, head = flows.parkedHead(key));
+        const { room, why } = flows.room(key, now);
+        // Older parked tasks of the key go first: they are unparked, this one parks.
+        const behind = head !== null && sortsAfter(row, head);
+        if (room > 0 && behind) unpark.add(key);
+        if (room <= 0 || behind) {
+          if (why === "rate") rateParked.add(key);
+          flows.park(row, key, why ?? "parallelism");
+          if (!behind) heads.set(key, { priority: row.priority, seq: row.seq });
+          continue;
+        }
+        flows.started(key, now);
+      }
       row.attempt++;
       row.startedAt = now;
       row.progress = null;
@@ -106,11 +148,30 @@ export class MemoryQueue implements QueueStore {
       this.#t.move(row, "running", now);
       out.push({ ...claimedRecord(row), token: row.claimSeq });
     }
+    if (expired > 0) this.#m.endCall(now, false);
     limits.logStarts(pool, out.length, now);
-    if (rateBound && this.#t.poolCounts(pool).queued > 0) {
-      const at = limits.nextStartAt(pool);
-      if (at !== undefined) out.heldUntil = at;
+    // The scan's bound stopped it with work left, or it unparked tasks: the worker claims
+    // again at once.
+    // When to claim again (lua/claim-1.lua): at once, or when a rate-parked key's next token
+    // frees, or the pool's own rate limit allows the next start.
+    let wake: number | undefined;
+    if (out.length < take && scanned === take + FLOW_SCAN_EXTRA && this.#t.readyCount(pool) > 0) {
+      wake = now;
     }
+    for (const key of unpark) {
+      flows.unpark(key, now);
+      wake = now;
+    }
+    for (const key of rateParked) {
+      const next = flows.nextToken(key, now);
+      flows.wakeAt(key, next);
+      if (wake === undefined || next < wake) wake = next;
+    }
+    if (rateBound && (wake === undefined || wake > now) && this.#t.readyCount(pool) > 0) {
+      const at = limits.nextStartAt(pool);
+      if (at !== undefined && (wake === undefined || at < wake)) wake = at;
+    }
+    if (wake !== undefined) out.heldUntil = wake;
     return Promise.resolve(out);
   }
 
@@ -216,12 +277,52 @@ export class MemoryQueue implements QueueStore {
   }
 
   dueDelayed({ until, limit }: DueParams): Promise<{ id: string; runAt: number }[]> {
-    return Promise.resolve(this.#t.dueBy(until, limit).map((r) => ({ id: r.id, runAt: r.runAt! })));
+    const rows = this.#t.dueBy(until, limit).map((r) => ({ id: r.id, runAt: r.runAt! }));
+    // Flow wakes are listed as Redis lists its markers: id `~<key>`, first on a tie.
+    const wakes = this.#t.flows.dueWakes(until).map((w) => ({ id: `~${w.key}`, runAt: w.at }));
+    const due = wakes.length ? [...wakes, ...rows].sort((a, b) => a.runAt - b.runAt) : rows;
+    return Promise.resolve(due.slice(0, limit));
+  }
+
+  dueExpiries({ until, limit }: DueParams): Promise<{ id: string; expiresAt: number }[]> {
+    const due = this.#t.expiries.dueBy(until, limit);
+    return Promise.resolve(due.map((e) => ({ id: e.id, expiresAt: e.at })));
+  }
+
+  expireDue({ now, limit }: StepParams): Promise<Expiry> {
+    const ids = this.#t.expiries.popDue(now, limit);
+    let expired = 0;
+    for (const id of ids) {
+      const row = this.#t.rows.get(id);
+      // Entries of tasks that started, finished or lost their expiry are dropped.
+      const expirable = row && EXPIRABLE_STATUSES.has(row.status);
+      if (!expirable || row.expiresAt === null || row.expiresAt > now) {
+        continue;
+      }
+      this.#m.expire(row, now);
+      expired++;
+    }
+    this.#m.endCall(now);
+    return Promise.resolve({ expired, more: ids.length === limit });
   }
 
   promoteDue({ now, limit }: StepParams): Promise<number> {
+    // Due flow wakes (the `~<key>` markers of Redis's delayed set) interleave with the
+    // tasks by time, a marker first on a tie; each unparks its key.
+    const flows = this.#t.flows;
+    const wakes = flows.dueWakes(now);
     let n = 0;
-    for (let row; n < limit && (row = this.#t.popDue(now)); n++) {
+    for (let w = 0; n < limit; n++) {
+      const taskAt = this.#t.nextDueAt(now);
+      const wake = wakes[w];
+      if (wake && (taskAt === undefined || wake.at <= taskAt)) {
+        w++;
+        flows.wakes.delete(wake.key);
+        flows.unpark(wake.key, now);
+        continue;
+      }
+      const row = this.#t.popDue(now);
+      if (!row) break;
       this.#t.move(row, "queued", now);
       this.#m.announce(row);
     }
@@ -248,6 +349,7 @@ export class MemoryQueue implements QueueStore {
       }
     }
     this.#m.continueCascades(100, now);
+    this.#t.flows.sweep(now, 100);
     const cascadesPending = this.#m.endCall(now);
     return Promise.resolve({ recovered: expired.length, cascadesPending });
   }

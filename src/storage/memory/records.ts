@@ -50,6 +50,9 @@ export function toRecord(row: Row): TaskRecord {
     backoff: row.backoff,
     cancelReason: row.cancelReason,
     workerId: row.workerId,
+    expiresAt: row.expiresAt,
+    flowControl: row.flowControl ? { ...row.flowControl } : null,
+    waitingFor: row.waitingFor,
   };
 }
 

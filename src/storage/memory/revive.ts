@@ -1,17 +1,19 @@
 /**
- * @module revive — a dead or cancelled task queued again under the same id (resubmit), as
- * lua/includes/revive.lua does it: attempts reset, outcome cleared, its key taken again.
+ * @module revive — a dead, cancelled or expired task queued again under the same id
+ * (resubmit), as lua/includes/revive.lua does it: attempts reset, outcome and expiry
+ * cleared, its key taken again.
  */
 import { ConflictError, NotFoundError } from "../../core/errors.ts";
+import { RESUBMITTABLE_STATUSES, type TaskStatus } from "../../core/task.ts";
 import type { Row, TaskTable } from "./task-table.ts";
 
 /** Revives row `id` in place and queues it; throws not-found or conflict, changing nothing. */
 export function reviveRow(t: TaskTable, id: string, now: number): Row {
   const row = t.rows.get(id);
   if (!row) throw new NotFoundError("Task", id);
-  if (row.status !== "dead" && row.status !== "cancelled") {
+  if (!(RESUBMITTABLE_STATUSES as readonly TaskStatus[]).includes(row.status)) {
     throw new ConflictError(
-      `Task "${id}" is ${row.status}; only dead or cancelled tasks can be resubmitted`,
+      `Task "${id}" is ${row.status}; only dead, cancelled or expired tasks can be resubmitted`,
     );
   }
   if (row.key) {
@@ -33,7 +35,9 @@ export function reviveRow(t: TaskTable, id: string, now: number): Row {
     cancelReason: null,
     pendingParents: 0,
     runAt: null,
+    expiresAt: null,
   });
+  t.expiries.delete(id);
   t.move(row, "queued", now);
   return row;
 }

@@ -6,13 +6,15 @@
 import { Heap } from "../../core/heap.ts";
 import {
   ALL_STATUSES,
-  FINAL_STATUSES,
   type NewTask,
   type ParentCondition,
   type TaskRecord,
   type TaskStatus,
 } from "../../core/task.ts";
 import { type HeaderSecrets, sealPayload } from "../../core/secret-headers.ts";
+import type { StorageEvent } from "../types.ts";
+import { FlowTable } from "./flows.ts";
+import { ExpiryIndex } from "./expiries.ts";
 
 /**
  * A stored task: the public record plus the store's bookkeeping. Payload and result are kept
@@ -67,10 +69,20 @@ export class TaskTable {
   readonly running = new Set<string>();
   /** Called when a running task leaves `running` (its pool's slot frees: registry limits). */
   onRunningLeft: (pool: string) => void = () => {};
+  /** Where the flows' events go (the store's listeners). */
+  emit: (event: StorageEvent) => void = () => {};
+  /** Flow control keys: kept in step by move(), as lua/includes/move.lua does. */
+  readonly flows: FlowTable = new FlowTable({
+    rows: this.rows,
+    pushReady: (row) => this.#pushReady(row),
+    emit: (event) => this.emit(event),
+  });
   /** Key → id of the unfinished task holding it. */
   readonly keys = new Map<string, string>();
-  /** Finished rows in finishing order, for retention. Dead rows are kept (dead letters). */
+  /** Finished rows in finishing order, for retention. Dead and expired rows are kept. */
   readonly finished = new Map<string, number>();
+  /** Tasks that may expire before they start (Redis: the `expiries` zset). */
+  readonly expiries = new ExpiryIndex();
   readonly #ready = new Map<string, Heap<ReadyEntry>>();
   readonly #delayed = new Heap<DelayedEntry>(dueFirst);
   #seq = 0;
@@ -88,9 +100,12 @@ export class TaskTable {
     const { shown, secrets } = sealPayload(task.type, payload);
     return {
       ...rest,
+      flowControl: task.flowControl ? { ...task.flowControl } : null,
+      waitingFor: null,
       payloadJson: JSON.stringify(shown ?? null),
       secrets,
       dependsOn: [...task.dependsOn],
+      expiresAt: task.expiresAt ?? null,
       status: "queued",
       attempt: 0,
       stalls: 0,
@@ -125,7 +140,7 @@ export class TaskTable {
    * position it had before it ran (a stalled or handed-back attempt).
    */
   move(row: Row, status: TaskStatus, now: number, keepSeq = false): void {
-    this.#unfile(row);
+    this.#unfile(row, now);
     this.counts[row.status]--;
     row.status = status;
     this.counts[status]++;
@@ -139,7 +154,7 @@ export class TaskTable {
       return;
     }
     const row = this.rows.get(id);
-    if (!row || row.status === "dead" || !FINAL_STATUSES.has(row.status)) return;
+    if (!row || !PRUNABLE_STATUSES.has(row.status)) return;
     this.finished.set(id, now);
     this.#finishedQueue.push({ id, at: now });
   }
@@ -150,7 +165,7 @@ export class TaskTable {
     while (heap && heap.size > 0) {
       const entry = heap.pop()!;
       const row = this.rows.get(entry.id);
-      if (row && row.status === "queued" && row.seq === entry.seq) return row;
+      if (row && row.status === "queued" && row.seq === entry.seq && !row.waitingFor) return row;
     }
     return undefined;
   }
@@ -162,6 +177,20 @@ export class TaskTable {
       const entry = heap.pop()!;
       const row = this.rows.get(entry.id);
       if (row && isDelayed(row) && row.runAt === entry.runAt && row.seq === entry.seq) return row;
+    }
+    return undefined;
+  }
+
+  /** The runAt of the next delayed row due at or before `now` (stale entries dropped). */
+  nextDueAt(now: number): number | undefined {
+    const heap = this.#delayed;
+    while (heap.size > 0 && heap.peek()!.runAt <= now) {
+      const entry = heap.peek()!;
+      const row = this.rows.get(entry.id);
+      if (row && isDelayed(row) && row.runAt === entry.runAt && row.seq === entry.seq) {
+        return entry.runAt;
+      }
+      heap.pop();
     }
     return undefined;
   }
@@ -210,9 +239,7 @@ export class TaskTable {
       case "queued": {
         // A fresh seq per queueing makes older heap entries for this row stale.
         if (!keepSeq) row.seq = this.nextSeq();
-        let heap = this.#ready.get(row.pool);
-        if (!heap) this.#ready.set(row.pool, heap = new Heap(readyFirst));
-        heap.push({ priority: row.priority, seq: row.seq, id: row.id });
+        this.#pushReady(row);
         this.poolCounts(row.pool).queued++;
         break;
       }
@@ -226,23 +253,42 @@ export class TaskTable {
         this.poolCounts(row.pool).running++;
         break;
       default:
-        if (FINAL_STATUSES.has(row.status) && row.status !== "dead") {
+        if (PRUNABLE_STATUSES.has(row.status)) {
           this.finished.set(row.id, now);
           this.#finishedQueue.push({ id: row.id, at: now });
         }
     }
   }
 
-  #unfile(row: Row): void {
-    if (row.status === "queued") this.poolCounts(row.pool).queued--;
+  #pushReady(row: Row): void {
+    let heap = this.#ready.get(row.pool);
+    if (!heap) this.#ready.set(row.pool, heap = new Heap(readyFirst));
+    heap.push({ priority: row.priority, seq: row.seq, id: row.id });
+  }
+
+  /** Queued rows of `pool` in its ready queue (not parked by a flow key). */
+  readyCount(pool: string): number {
+    return this.poolCounts(pool).queued - (this.flows.parkedByPool.get(pool) ?? 0);
+  }
+
+  #unfile(row: Row, now: number): void {
+    const key = row.flowControl?.key;
+    if (row.status === "queued") {
+      this.poolCounts(row.pool).queued--;
+      if (key && row.waitingFor) this.flows.left(row, key);
+    }
     if (row.status === "running") {
       this.running.delete(row.id);
       this.poolCounts(row.pool).running--;
       this.onRunningLeft(row.pool);
+      if (key) this.flows.stopped(key, now);
     }
     this.finished.delete(row.id);
   }
 }
+
+/** Final statuses whose rows retention prunes: dead and expired rows stay until resubmitted. */
+export const PRUNABLE_STATUSES: ReadonlySet<TaskStatus> = new Set(["succeeded", "cancelled"]);
 
 function isDelayed(row: Row): boolean {
   return row.status === "scheduled" || row.status === "retrying";

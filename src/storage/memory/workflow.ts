@@ -6,14 +6,15 @@ import type { ParentCondition, TaskStatus } from "../../core/task.ts";
 
 /**
  * Whether a parent that ended in `status` satisfies `condition`: "success" needs
- * `succeeded`, "failure" needs `dead`. Null while the parent is unfinished.
+ * `succeeded`, "failure" needs `dead` or `expired` (it never ran to success). Null while the
+ * parent is unfinished.
  */
 export function conditionOutcome(
   condition: ParentCondition,
   status: TaskStatus,
 ): "met" | "broken" | null {
   if (status === "succeeded") return condition === "success" ? "met" : "broken";
-  if (status === "dead") return condition === "failure" ? "met" : "broken";
+  if (status === "dead" || status === "expired") return condition === "failure" ? "met" : "broken";
   if (status === "cancelled") return "broken";
   return null;
 }

@@ -65,6 +65,8 @@ export const CLAIMED_FIELDS = [
   "key",
   "body",
   "stalls",
+  "expiresAt",
+  "fk",
 ] as const;
 
 /** Reply position of each field (the claim's reused slots under their own names). */
@@ -116,5 +118,8 @@ function decodeClaimed(v: Value[], claim: ClaimItem): ClaimedTask {
     backoff: b.backoff,
     cancelReason: null,
     workerId: claim.owner.workerId,
+    expiresAt: num(v[AT.expiresAt]),
+    flowControl: b.flowControl ?? null,
+    waitingFor: null,
   };
 }

@@ -9,6 +9,7 @@
  */
 import {
   DEFAULT_MAX_STALLS,
+  type FlowControl,
   type NewTask,
   parentConditions,
   type ScheduleRecord,
@@ -45,7 +46,7 @@ type Body = Pick<
  * `body` as stored, with an `http` task's header values: kept out of `payload`, which
  * listings search and the API shows (see core/secret-headers.ts).
  */
-export type StoredBody = Body & { secrets?: HeaderSecrets };
+export type StoredBody = Body & { secrets?: HeaderSecrets; flowControl?: FlowControl };
 
 /** The body of a task stored before maxStalls existed has none: the default applies. */
 export const bodyMaxStalls = (body: Partial<Body>) => body.maxStalls ?? DEFAULT_MAX_STALLS;
@@ -72,6 +73,11 @@ export const TASK_ARGS = [
   "debounceKey",
   "debounceDelay",
   "debounceMaxWait",
+  "expiresAt",
+  "flowKey",
+  "flowParallelism",
+  "flowRate",
+  "flowPeriod",
 ] as const;
 
 /** A new task as the ARGV entries lua/includes/insert.lua reads. */
@@ -87,6 +93,7 @@ export function encodeTask(t: NewTask): string[] {
     onSuccessOf: t.onSuccessOf,
     onFailureOf: t.onFailureOf,
     maxStalls: t.maxStalls,
+    ...(t.flowControl ? { flowControl: t.flowControl } : {}),
     ...(secrets ? { secrets } : {}),
   };
   const fixed: Record<typeof TASK_ARGS[number], string> = {
@@ -106,6 +113,11 @@ export function encodeTask(t: NewTask): string[] {
     debounceKey: opt(t.debounce?.key),
     debounceDelay: opt(t.debounce?.delayMs),
     debounceMaxWait: opt(t.debounce?.maxWaitMs),
+    expiresAt: opt(t.expiresAt),
+    flowKey: opt(t.flowControl?.key),
+    flowParallelism: opt(t.flowControl?.parallelism),
+    flowRate: opt(t.flowControl?.rate),
+    flowPeriod: opt(t.flowControl?.periodMs),
   };
   return [
     ...TASK_ARGS.map((name) => fixed[name]),
@@ -151,6 +163,9 @@ export function decodeTask(reply: RedisReply): { record: TaskRecord; order: numb
     backoff: body.backoff,
     cancelReason: f.cancelReason ?? null,
     workerId: f.workerId ?? null,
+    expiresAt: numOrNull(f.expiresAt),
+    flowControl: body.flowControl ?? null,
+    waitingFor: (f.wf ?? null) as TaskRecord["waitingFor"],
   };
   return { record, order: Number(f.order) };
 }
@@ -162,7 +177,7 @@ export function newRecord(
   cancelReason: string | null,
   now: number,
 ): TaskRecord {
-  const { dedupe: _dedupe, debounce: _debounce, ...spec } = t; // the submit's, not the record's
+  const { dedupe: _dedupe, debounce: _debounce, flowControl: _fc, ...spec } = t; // the submit's, not the record's
   return {
     ...spec,
     payload: t.payload === undefined
@@ -180,6 +195,9 @@ export function newRecord(
     finishedAt: status === "cancelled" ? now : null,
     cancelReason,
     workerId: null,
+    expiresAt: t.expiresAt ?? null,
+    flowControl: t.flowControl ? { ...t.flowControl } : null,
+    waitingFor: null,
   };
 }
 
@@ -194,7 +212,7 @@ export function decodeSchedule(entry: RedisReply): ScheduleRecord {
   return s;
 }
 
-const KINDS = new Set(["ready", "delayed", "schedule", "cancel", "cascade", "control"]);
+const KINDS = new Set(["ready", "delayed", "expiry", "schedule", "cancel", "cascade", "control"]);
 
 /** A pub/sub message as an event, or null when it is not one of ours. */
 export function decodeEvent(message: string): StorageEvent | null {

@@ -63,7 +63,8 @@ export function checkReply(reply: RedisReply, op: ScriptOp, subject = ""): Redis
       throw new ConflictError(
         op === "cancel"
           ? `Task "${subject}" already ended ${s(0)}`
-          : `Task "${subject}" is ${s(0)}; only dead or cancelled tasks can be resubmitted`,
+          : `Task "${subject}" is ${s(0)}; only dead, cancelled or expired tasks ` +
+            "can be resubmitted",
       );
     case Code.scheduleIdInUse:
       throw new ConflictError(`Schedule id "${subject}" is already in use`);

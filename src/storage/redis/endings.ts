@@ -76,7 +76,7 @@ export function failBatcher(ctx: RedisContext): Batcher<FailParams, "retrying" |
   });
 }
 
-/** Resubmits matching dead or cancelled tasks, oldest first, a bounded chunk per script call. */
+/** Resubmits matching dead, cancelled or expired tasks, oldest first, a bounded chunk per script call. */
 export async function resubmitMatching(
   ctx: RedisContext,
   filter: EndedFilter,

@@ -61,7 +61,7 @@ export class EventHub {
 
 /**
  * What lua/includes/insert.lua publishes for new tasks: `ready` once per pool with queued
- * work (as announceReady does), `delayed` per scheduled task.
+ * work (as announceReady does), `delayed` per scheduled task, `expiry` per task with one.
  */
 export function insertedEvents(records: readonly TaskRecord[]): StorageEvent[] {
   const events: StorageEvent[] = [];
@@ -72,6 +72,9 @@ export function insertedEvents(records: readonly TaskRecord[]): StorageEvent[] {
       events.push({ kind: "ready", pool: r.pool });
     } else if (r.status === "scheduled" && r.runAt !== null) {
       events.push({ kind: "delayed", id: r.id, runAt: r.runAt });
+    }
+    if (r.expiresAt !== null && r.status !== "cancelled") {
+      events.push({ kind: "expiry", id: r.id, at: r.expiresAt });
     }
   }
   return events;

@@ -36,6 +36,8 @@ export const keys = {
   ready: (p: string, pool: string) => `${p}ready:${pool}`,
   status: (p: string, status: string) => `${p}status:${status}`,
   delayed: (p: string) => `${p}delayed`,
+  /** Zset: tasks that may expire before they start, score = expiresAt, member = id. */
+  expiries: (p: string) => `${p}expiries`,
   leases: (p: string) => `${p}leases`,
   schedules: (p: string) => `${p}schedules`,
   controlPools: (p: string) => `${p}control-pools`,
@@ -44,6 +46,10 @@ export const keys = {
   /** Zset: a rate-limited pool's recent starts, score = start time, member = claim token. */
   starts: (p: string, pool: string) => `${p}starts:${pool}`,
   events: (p: string) => `${p}events`,
+  /** Hash: a flow key's limits (par, rate, per) and rp = running + 2^20 * parked (lua/includes/flow-state.lua). */
+  flow: (p: string, key: string) => `${p}flow:${key}`,
+  /** Zset: a flow key's queued tasks held back by its limit (ready:<pool> score and member). */
+  parked: (p: string, key: string) => `${p}parked:${key}`,
   /** String `<expiresAt>:<id>`: the task a submit with `dedupe.key` stored (enqueue-1.lua). */
   dedupe: (p: string, key: string) => `${p}dedupe:${key}`,
   /** String `<firstAt>:<id>`: the burst of submits with `debounce.key` and its waiting task. */
@@ -60,7 +66,12 @@ export const keys = {
 export const DEBOUNCE_GRACE_MS = 60_000;
 
 /** Statuses with their own `status:<status>` index (rare ones); listings of others scan `all`. */
-export const INDEXED_STATUSES: ReadonlySet<TaskStatus> = new Set(["waiting", "dead", "cancelled"]);
+export const INDEXED_STATUSES: ReadonlySet<TaskStatus> = new Set([
+  "waiting",
+  "dead",
+  "cancelled",
+  "expired",
+]);
 
 /**
  * Width of the sequence number that prefixes members of ready, delayed, schedule and history

@@ -7,10 +7,19 @@
 import {
   ALL_STATUSES,
   DEFAULT_MAX_STALLS,
+  EXPIRABLE_STATUSES,
   FINAL_STATUSES,
   PRUNED_STATUS,
 } from "../../core/task.ts";
 import { CASCADE_BUDGET } from "../memory/cascade.ts";
+import { PRUNABLE_STATUSES } from "../memory/task-table.ts";
+import {
+  FLOW_DUE_BOUND,
+  FLOW_IDLE_TTL_MS,
+  FLOW_SCAN_EXTRA,
+  FLOW_STARTS_GRACE_MS,
+  FLOW_UNPARK_BOUND,
+} from "../memory/flows.ts";
 import { DURATION_SAMPLES } from "../stats.ts";
 import { CLAIMED_FIELDS } from "./claims.ts";
 import { TASK_ARGS } from "./codec.ts";
@@ -50,6 +59,12 @@ export const LUA_FACTS: readonly LuaFact[] = [
     value: ALL_STATUSES.filter((s) => !FINAL_STATUSES.has(s)),
     from: "src/core/task.ts: ALL_STATUSES but FINAL_STATUSES",
   },
+  { name: "EXPIRABLE_STATUSES", value: EXPIRABLE_STATUSES, from: "src/core/task.ts" },
+  {
+    name: "PRUNABLE_STATUSES",
+    value: PRUNABLE_STATUSES,
+    from: "src/storage/memory/task-table.ts",
+  },
   { name: "INDEXED_STATUSES", value: INDEXED_STATUSES, from: "src/storage/redis/keys.ts" },
   { name: "SEQ_WIDTH", value: SEQ_WIDTH, from: "src/storage/redis/keys.ts" },
   { name: "SEQ_FORMAT", value: `%0${SEQ_WIDTH}d`, from: "src/storage/redis/keys.ts: SEQ_WIDTH" },
@@ -58,6 +73,15 @@ export const LUA_FACTS: readonly LuaFact[] = [
   { name: "DEFAULT_MAX_STALLS", value: DEFAULT_MAX_STALLS, from: "src/core/task.ts" },
   { name: "PRUNED_STATUS", value: PRUNED_STATUS, from: "src/core/task.ts" },
   { name: "DEBOUNCE_GRACE_MS", value: DEBOUNCE_GRACE_MS, from: "src/storage/redis/keys.ts" },
+  { name: "FLOW_SCAN_EXTRA", value: FLOW_SCAN_EXTRA, from: "src/storage/memory/flows.ts" },
+  { name: "FLOW_UNPARK_BOUND", value: FLOW_UNPARK_BOUND, from: "src/storage/memory/flows.ts" },
+  {
+    name: "FLOW_STARTS_GRACE_MS",
+    value: FLOW_STARTS_GRACE_MS,
+    from: "src/storage/memory/flows.ts",
+  },
+  { name: "FLOW_DUE_BOUND", value: FLOW_DUE_BOUND, from: "src/storage/memory/flows.ts" },
+  { name: "FLOW_IDLE_TTL_MS", value: FLOW_IDLE_TTL_MS, from: "src/storage/memory/flows.ts" },
   { name: "TASK_ARGS", value: TASK_ARGS, from: "src/storage/redis/codec.ts" },
   { name: "CLAIMED_FIELDS", value: CLAIMED_FIELDS, from: "src/storage/redis/claims.ts" },
   {

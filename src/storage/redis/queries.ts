@@ -169,6 +169,7 @@ export async function readStats(ctx: RedisContext): Promise<StorageStats> {
       failedAttempts: Number(totals[1]),
       dead: Number(totals[2]),
       stalled: Number(totals[3]),
+      expired: Number(totals[4]),
     },
     durations: stats,
   };

@@ -12,7 +12,7 @@ import { NotFoundError } from "../../core/errors.ts";
 import type { TaskRecord, TaskStatus } from "../../core/task.ts";
 import type * as P from "../params.ts";
 import type { QueueStore } from "../storage.ts";
-import type { Claimed, ClaimedTask, DedupedTask, Enqueued, Recovery } from "../types.ts";
+import type { Claimed, ClaimedTask, DedupedTask, Enqueued, Expiry, Recovery } from "../types.ts";
 import type { Batcher } from "./batcher.ts";
 import { claimBatcher, type ClaimItem } from "./claims.ts";
 import { checkReply } from "./codes.ts";
@@ -112,11 +112,15 @@ export class RedisQueue implements QueueStore {
 
   async fail(p: P.FailParams): Promise<"retrying" | "dead" | null> {
     // Only a first settle of a claim made here moved the task: a repeated one changes nothing.
-    const first = this.#claimed.get(p.lease.id)?.token === p.lease.token;
+    const claimed = this.#claimed.get(p.lease.id);
+    const first = claimed?.token === p.lease.token;
     this.#claimed.delete(p.lease.id);
     const status = await this.#fails.add(p);
     if (first && status === "retrying" && p.retryAt !== null) {
       this.#events.local([{ kind: "delayed", id: p.lease.id, runAt: p.retryAt }]);
+      // Waiting again, it may expire before its next attempt (fail-task.lua re-indexes it).
+      const at = claimed?.expiresAt ?? null;
+      if (at !== null) this.#events.local([{ kind: "expiry", id: p.lease.id, at }]);
     }
     return status;
   }
@@ -171,6 +175,35 @@ export class RedisQueue implements QueueStore {
     const promoted = Number(await this.#ctx.run("promoteDue", [String(now), String(n)]));
     this.#readyIf(promoted);
     return promoted;
+  }
+
+  async dueExpiries({ until, limit }: P.DueParams): Promise<{ id: string; expiresAt: number }[]> {
+    const n = countArg(limit, "slice");
+    if (n === 0) return [];
+    // Members are plain ids (no seq prefix): dueMembers does not apply.
+    const due = await this.#ctx.transport.send([
+      "ZRANGEBYSCORE",
+      keys.expiries(this.#ctx.prefix),
+      "-inf",
+      String(until),
+      "WITHSCORES",
+      "LIMIT",
+      "0",
+      String(n),
+    ]) as string[];
+    const out: { id: string; expiresAt: number }[] = [];
+    for (let i = 0; i < due.length; i += 2) out.push({ id: due[i], expiresAt: Number(due[i + 1]) });
+    return out;
+  }
+
+  async expireDue({ now, limit }: P.StepParams): Promise<Expiry> {
+    const n = countArg(limit, "loop");
+    if (n === 0) return { expired: 0, more: false };
+    const args = [String(now), String(n), ...this.#ctx.retentionArgs()];
+    const [expired, read] = await this.#ctx.run("expireDue", args) as number[];
+    // Children a cascade queued may be in any pool: every pool this store claims from.
+    this.#readyIf(Number(expired));
+    return { expired: Number(expired), more: Number(read) === n };
   }
 
   async recoverExpired({ now, limit }: P.StepParams): Promise<Recovery> {

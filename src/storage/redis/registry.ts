@@ -79,6 +79,8 @@ export function firedEvents(p: FireParams, result: FireResult): StorageEvent[] {
   const { runAt } = p.run;
   if (runAt !== null && runAt > p.now) events.push({ kind: "delayed", id: p.run.id, runAt });
   else events.push({ kind: "ready", pool: p.run.pool });
+  const at = p.run.expiresAt ?? null;
+  if (at !== null) events.push({ kind: "expiry", id: p.run.id, at });
   return events;
 }
 

@@ -13,17 +13,20 @@
   One call serves the claims of several pools issued in the same tick (src/storage/redis/
   claims.ts), so an idle worker's backstop poll costs one command however many pools it has.
   Nothing is claimed for a pool while it or every pool (`*`) is paused. Highest priority
-  first, FIFO among equals. Each task becomes running with attempt + 1, startedAt = now,
+  first, FIFO among equals. A task past its expiresAt is never started: it ends `expired`
+  (includes/expire.lua). A task whose flow key is at its limit, or that sorts behind parked
+  tasks of its key, is parked (includes/flow-claim.lua) and the scan goes on, at most
+  FLOW_SCAN_EXTRA past `max`. Each task becomes running with attempt + 1, startedAt = now,
   progress cleared, the error of the previous attempt kept, and a lease until now + leaseMs.
 
   Cluster-wide limits (control hash, setPoolLimits-1.lua) cap the take: `global:<pool>`
   minus the pool's `running` count, and `rate:<pool>` ("<max>/<perMs>") minus the starts
   logged in starts:<pool> inside (now - perMs, now]. The log is trimmed here to that window
   and to its newest max entries (bounded; older entries can never matter again), and each
-  claimed task adds its start (score now, member its token). When the rate limit held back
-  work still queued, the claim's list ends with one integer after the tasks: the time its
-  next start is allowed (the oldest logged start + perMs). Pools without limits pay one
-  HMGET, as before.
+  claimed task adds its start (score now, member its token). The claim's list may end with
+  one integer after the tasks: when the worker should claim again (now: the scan hit its
+  bound or unparked tasks; later: the pool's rate limit or a rate-parked key allows the next
+  start then).
 
   Returns one list per claim, in ARGV order, of the claimed tasks, each as the values of
   CLAIMED_FIELDS (nil for an absent field) with the id in place of status, the new attempt
@@ -40,10 +43,16 @@
 --- @include "bump"
 --- @include "pools"
 --- @include "done"
+--- @include "flow-claim"
+--- @include "flow-state"
+--- @include "flow-unpark"
+--- @include "expire"
 
 -- CLAIMED_FIELDS are read before the task is marked running; the id, new attempt and token
 -- then replace `status`, `attempt` and `progress` (cleared by the claim).
 local STATUS, ATTEMPT, PROGRESS = CLAIMED_AT.status, CLAIMED_AT.attempt, CLAIMED_AT.progress
+local FK, PRIORITY, BODY = CLAIMED_AT.fk, CLAIMED_AT.priority, CLAIMED_AT.body
+local EXPIRES_AT = CLAIMED_AT.expiresAt
 
 -- The rate limit's tokens left at `now` ("<max>/<perMs>"), after trimming its start log.
 local function rateTokens(starts, rate, now)
@@ -54,59 +63,130 @@ local function rateTokens(starts, rate, now)
   return rateMax - redis.call('ZCARD', starts), rateMax, per
 end
 
+-- A candidate of a flow key at its limit, or queued behind parked tasks of its key (FIFO
+-- within a key), is parked instead of claimed. The scan stops FLOW_SCAN_EXTRA past `max`;
+-- the wake it answers asks the worker to claim again (now: more may be claimable).
 local function take(now, pool, max, workerId, leaseUntil)
   -- ZRANGE + ZREM rather than ZPOPMIN: a popped score is formatted as text, which costs more
   -- than the second call.
   local ready = P .. 'ready:' .. pool
-  if max <= 0 then return {} end
-  local popped = redis.call('ZRANGE', ready, 0, max - 1)
-  if #popped == 0 then return {} end
-  callChunked('ZREM', ready, popped)
-  local out, leases = {}, {}
-  local claimSeq = redis.call('INCRBY', P .. 'seq', #popped) - #popped
-  for i = 1, #popped do
-    local id = string.sub(popped[i], SEQ_WIDTH + 1)
-    local k = tkey(id)
-    local v = redis.call('HMGET', k, unpack(CLAIMED_FIELDS))
-    -- Members of ready:<pool> are queued tasks; the check guards against a corrupted set.
-    if v[STATUS] == 'queued' then
-      local attempt, token = tonumber(v[ATTEMPT]) + 1, text(claimSeq + i)
-      redis.call('HSET', k, 'status', 'running', 'attempt', text(attempt), 'startedAt', now,
-        'workerId', workerId, 'claimSeq', token)
-      if v[PROGRESS] then redis.call('HDEL', k, 'progress') end
-      leases[#leases + 1] = leaseUntil
-      leases[#leases + 1] = id
-      v[STATUS], v[ATTEMPT], v[PROGRESS] = id, attempt, token
-      out[#out + 1] = v
+  if max <= 0 then return {}, false end
+  local budget = max + FLOW_SCAN_EXTRA
+  local at = tonumber(now)
+  -- heads: per flow key, the first of its parked tasks ({score, member}, false: none).
+  local picked, heads, unpark, rateParked = {}, {}, {}, {}
+  local expiryDue = anyExpiryDue(now)
+  local scanned, want, exhausted = 0, max, false
+  -- The first read takes `max` candidates; only a parked or expired one makes it read on
+  -- (what was read is out of ready:<pool> by then, so each read starts at rank 0).
+  while #picked < max and scanned < budget do
+    local asked = math.min(want, budget - scanned)
+    local batch = redis.call('ZRANGE', ready, 0, asked - 1)
+    -- A short read took the queue's last candidates: nothing is left to read on.
+    exhausted = #batch < asked
+    if #batch == 0 then break end
+    local gone = {}
+    for i = 1, #batch do
+      if #picked >= max then break end
+      local member = batch[i]
+      local id = string.sub(member, SEQ_WIDTH + 1)
+      gone[#gone + 1] = member
+      scanned = scanned + 1
+      local v = redis.call('HMGET', tkey(id), unpack(CLAIMED_FIELDS))
+      -- Never starts a task past its expiry: it ends expired instead (in the scan's budget).
+      if expiryDue and v[STATUS] == 'queued' and expiredBy(v[EXPIRES_AT], at) then
+        expireTask(load(id), at)
+        v[STATUS] = 'expired'
+      end
+      -- Members of ready:<pool> are queued tasks; the check guards against a corrupted set.
+      if v[STATUS] == 'queued' then
+        local fk = v[FK]
+        local room, why, behind = 1, nil, false
+        local score = -tonumber(v[PRIORITY])
+        if fk then
+          local f = flowOf(fk)
+          flowRestore(fk, f, v[BODY], at)
+          if heads[fk] == nil then heads[fk] = f.parked > 0 and parkedHead(fk) end
+          room, why = flowRoom(fk, f, at)
+          behind = sortsAfter(score, member, heads[fk])
+          -- Older parked tasks of the key go first: they are unparked, this one parks.
+          if room > 0 and behind then unpark[fk] = true end
+        end
+        if room > 0 and not behind then
+          if fk then flowTake(flowOf(fk)) end
+          picked[#picked + 1] = {id, v}
+        else
+          if why == 'rate' then rateParked[fk] = true end
+          park(id, fk, pool, text(score), member, why or 'parallelism')
+          if not behind then heads[fk] = {score, member} end
+        end
+      end
     end
+    callChunked('ZREM', ready, gone)
+    if exhausted then break end
+    want = math.max(max - #picked, 16)
   end
-  if #out > 0 then
-    -- One ZADD for the batch: every redis.call from Lua has a fixed cost.
-    callChunked('ZADD', P .. 'leases', leases)
-    bump(P .. 'counts', 'queued', -#out)
-    bump(P .. 'counts', 'running', #out)
-    bump(P .. 'running', pool, #out)
-    usePool(pool)
+  -- When to claim again: at once (more may be claimable), or when a rate-parked key's next
+  -- token frees (the worker's own timer: sooner than the wheel's tick).
+  local wake = nil
+  if #picked < max and not exhausted and redis.call('EXISTS', ready) == 1 then wake = at end
+  for fk in pairs(unpark) do
+    unparkFlow(fk, at)
+    wake = at
   end
+  for fk in pairs(rateParked) do
+    local next = flowNextToken(fk, flowOf(fk), at)
+    flowWakeAt(fk, next)
+    if not wake or next < wake then wake = next end
+  end
+  if #picked == 0 then return {}, wake end
+  local out, leases = {}, {}
+  local claimSeq = redis.call('INCRBY', P .. 'seq', #picked) - #picked
+  for i = 1, #picked do
+    local id, v = picked[i][1], picked[i][2]
+    local k = tkey(id)
+    local attempt, token = tonumber(v[ATTEMPT]) + 1, text(claimSeq + i)
+    redis.call('HSET', k, 'status', 'running', 'attempt', text(attempt), 'startedAt', now,
+      'workerId', workerId, 'claimSeq', token)
+    if v[PROGRESS] then redis.call('HDEL', k, 'progress') end
+    if v[FK] then flowLog(v[FK], flowOf(v[FK]), at, token) end
+    leases[#leases + 1] = leaseUntil
+    leases[#leases + 1] = id
+    v[STATUS], v[ATTEMPT], v[PROGRESS] = id, attempt, token
+    out[#out + 1] = v
+  end
+  -- One ZADD for the batch: every redis.call from Lua has a fixed cost.
+  callChunked('ZADD', P .. 'leases', leases)
+  bump(P .. 'counts', 'queued', -#out)
+  bump(P .. 'counts', 'running', #out)
+  bump(P .. 'running', pool, #out)
+  usePool(pool)
+  return out, wake
+end
+
+-- The claimed tasks, then when the worker should claim again, if take says (see take).
+local function held(out, wake)
+  if wake then out[#out + 1] = wake end
   return out
 end
 
 local function claim(now, pool, max, workerId, leaseUntil)
+  flowDue(tonumber(now))
   local c = redis.call('HMGET', P .. 'control', 'paused:*', 'paused:' .. pool, 'global:' .. pool,
     'rate:' .. pool)
   if c[1] == '1' or c[2] == '1' then return {} end
-  if not (c[3] or c[4]) then return take(now, pool, max, workerId, leaseUntil) end
+  if not (c[3] or c[4]) then return held(take(now, pool, max, workerId, leaseUntil)) end
   if c[3] then
     -- Counters are written by done(): an earlier claim of this call is still only in BUMPS.
     local claimedHere = (BUMPS[P .. 'running'] or {})[pool] or 0
     local running = (tonumber(redis.call('HGET', P .. 'running', pool)) or 0) + claimedHere
     max = math.min(max, tonumber(c[3]) - running)
   end
-  if not c[4] then return take(now, pool, max, workerId, leaseUntil) end
+  if not c[4] then return held(take(now, pool, max, workerId, leaseUntil)) end
   local starts, at = P .. 'starts:' .. pool, tonumber(now)
   local tokens, rateMax, per = rateTokens(starts, c[4], at)
   local rateBound = tokens < max
-  local out = take(now, pool, math.min(max, tokens), workerId, leaseUntil)
+  local out, wake = take(now, pool, math.min(max, tokens), workerId, leaseUntil)
   if #out > 0 then
     local log = {}
     for i = 1, #out do
@@ -115,11 +195,12 @@ local function claim(now, pool, max, workerId, leaseUntil)
     end
     callChunked('ZADD', starts, log)
   end
-  if rateBound and redis.call('EXISTS', P .. 'ready:' .. pool) == 1 and
-      redis.call('ZCARD', starts) >= rateMax then
-    out[#out + 1] = tonumber(redis.call('ZRANGE', starts, 0, 0, 'WITHSCORES')[2]) + per
+  if rateBound and (not wake or wake > at) and
+      redis.call('EXISTS', P .. 'ready:' .. pool) == 1 and redis.call('ZCARD', starts) >= rateMax then
+    local next = tonumber(redis.call('ZRANGE', starts, 0, 0, 'WITHSCORES')[2]) + per
+    if not wake or next < wake then wake = next end
   end
-  return out
+  return held(out, wake)
 end
 
 local replies = {}

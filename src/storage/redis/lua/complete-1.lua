@@ -30,11 +30,12 @@
 --- @include "finish"
 --- @include "done"
 --- @include "slots"
+--- @include "flow-unpark"
 
 RETENTION.maxAgeMs, RETENTION.maxCount = tonumber(ARGV[1]), tonumber(ARGV[2])
 
 local LEASES, FINISHED = P .. 'leases', P .. 'finished'
-local HOT_FIELDS = {'status', 'workerId', 'pool', 'type', 'key', 'children', 'claimSeq'}
+local HOT_FIELDS = {'status', 'workerId', 'pool', 'type', 'key', 'children', 'claimSeq', 'fk'}
 local fast, fastByPool = 0, {}
 local out = {}
 for i = 3, #ARGV, 7 do
@@ -62,6 +63,7 @@ for i = 3, #ARGV, 7 do
       fastByPool[v[3]] = (fastByPool[v[3]] or 0) + 1
       fast = fast + 1
       finishedAny = true
+      if v[8] then flowStopped(v[8], now) end
     end
     out[#out + 1] = 1
   elseif v[1] == 'succeeded' and v[7] == token then

@@ -1,6 +1,7 @@
 --[[
   recoverExpired: puts running tasks whose lease expired (their worker was lost) back to
-  work, and continues workflow cascades an earlier call left unfinished.
+  work, continues workflow cascades an earlier call left unfinished, and forgets flow keys
+  idle for a day (includes/flow-sweep.lua, at most 100 a call).
 
   FLAGS allow-oom      (runs above maxmemory: a full Redis must not refuse it)
   KEYS[1]  key prefix `<name>:{<tag>}:`
@@ -30,6 +31,7 @@
 --- @include "fail-task"
 --- @include "retention"
 --- @include "done"
+--- @include "flow-sweep"
 
 local now, limit = tonumber(ARGV[1]), tonumber(ARGV[2])
 RETENTION.maxAgeMs, RETENTION.maxCount = tonumber(ARGV[3]), tonumber(ARGV[4])
@@ -71,5 +73,6 @@ for i = 1, math.min(limit, #expired) do
 end
 
 if redis.call('EXISTS', P .. 'cascades') == 1 then continueCascades(now, 100) end
+flowSweep(now, 100)
 local pending = (cascadeHead <= #cascadeQueue or redis.call('EXISTS', P .. 'cascades') == 1)
 return done({n, pending and 1 or 0})

@@ -1,17 +1,18 @@
 --[[
-  resubmit: queues a dead or cancelled task again under the same id.
+  resubmit: queues a dead, cancelled or expired task again under the same id.
 
   KEYS[1]  key prefix `<name>:{<tag>}:`
   ARGV[1]  now (epoch ms)
   ARGV[2]  task id
 
-  attempt 0; error, result, progress, startedAt, finishedAt, cancelReason and runAt cleared;
+  attempt 0; error, result, progress, startedAt, finishedAt, cancelReason, runAt and
+  expiresAt cleared (out of the expiry index);
   out of the dead-letter list; its key taken again.
 
   Returns
     {Code.ok, record}              queued; record is the flat HGETALL list
     {Code.notFound}                unknown task
-    {Code.wrongStatus, status}     not dead or cancelled
+    {Code.wrongStatus, status}     not dead, cancelled or expired
     {Code.keyHeld, key, holderId}  its key is held by another unfinished task
 ]]
 --- @include "load"

@@ -1,10 +1,10 @@
 --[[
-  resubmitMatching: resubmits dead or cancelled tasks matching a filter, oldest first, in
+  resubmitMatching: resubmits dead, cancelled or expired tasks matching a filter, oldest first, in
   bounded chunks (the caller loops with the returned cursor).
 
   KEYS[1]  key prefix `<name>:{<tag>}:`
   ARGV[1]  now (epoch ms)
-  ARGV[2]  status: "dead" or "cancelled"
+  ARGV[2]  status: "dead", "cancelled" or "expired"
   ARGV[3]  type, or "" for any
   ARGV[4]  pool, or "" for any
   ARGV[5]  cursor: only tasks with order > cursor ("-inf" to start)

@@ -7,7 +7,7 @@
   Returns {
     {status, count, ...}                 every status (from the counts hash)
     {pool, queued, running, ...}         pools that had queued or running work
-    {succeeded, failedAttempts, dead, stalled}    totals
+    {succeeded, failedAttempts, dead, stalled, expired}    totals
     {type, {sample, ...}, ...}           duration samples per type (newest first, capped)
   }
   The figures (mean, median, percentiles) are computed by the caller. Bounded: the first
@@ -24,12 +24,14 @@ end
 local pools = {}
 for _, pool in ipairs(redis.call('ZRANGE', P .. 'stat-pools', 0, 999)) do
   pools[#pools + 1] = pool
-  pools[#pools + 1] = redis.call('ZCARD', P .. 'ready:' .. pool)
+  -- Parked tasks (held back by their flow key) are queued too.
+  pools[#pools + 1] = redis.call('ZCARD', P .. 'ready:' .. pool) +
+    (tonumber(redis.call('HGET', P .. 'flowparked', pool)) or 0)
   pools[#pools + 1] = tonumber(redis.call('HGET', P .. 'running', pool) or '0')
 end
 local totals = redis.call('HMGET', P .. 'totals', 'succeeded', 'failedAttempts', 'dead',
-  'stalled')
-for i = 1, 4 do totals[i] = tonumber(totals[i] or '0') end
+  'stalled', 'expired')
+for i = 1, 5 do totals[i] = tonumber(totals[i] or '0') end
 local durations = {}
 for _, type in ipairs(redis.call('ZRANGE', P .. 'types', 0, 999)) do
   durations[#durations + 1] = type

@@ -6,10 +6,12 @@ local LAYOUT = '2' -- src/storage/redis/layout.ts
 local UNVERSIONED_LAYOUT = '1' -- src/storage/redis/layout.ts
 local LAYOUT_ERROR = 'SKEDULR_LAYOUT' -- src/storage/redis/layout.ts
 local Code = {ok = 0, notFound = -1, idInUse = -2, keyHeld = -3, unknownParent = -4, capacity = -5, wrongStatus = -6, scheduleIdInUse = -7} -- src/storage/redis/codes.ts
-local ALL_STATUSES = {'scheduled', 'waiting', 'queued', 'running', 'retrying', 'succeeded', 'dead', 'cancelled'} -- src/core/task.ts
-local FINAL_STATUSES = {succeeded = true, dead = true, cancelled = true} -- src/core/task.ts
+local ALL_STATUSES = {'scheduled', 'waiting', 'queued', 'running', 'retrying', 'succeeded', 'dead', 'cancelled', 'expired'} -- src/core/task.ts
+local FINAL_STATUSES = {succeeded = true, dead = true, cancelled = true, expired = true} -- src/core/task.ts
 local UNFINISHED_STATUSES = {'scheduled', 'waiting', 'queued', 'running', 'retrying'} -- src/core/task.ts: ALL_STATUSES but FINAL_STATUSES
-local INDEXED_STATUSES = {waiting = true, dead = true, cancelled = true} -- src/storage/redis/keys.ts
+local EXPIRABLE_STATUSES = {queued = true, scheduled = true, retrying = true, waiting = true} -- src/core/task.ts
+local PRUNABLE_STATUSES = {succeeded = true, cancelled = true} -- src/storage/memory/task-table.ts
+local INDEXED_STATUSES = {waiting = true, dead = true, cancelled = true, expired = true} -- src/storage/redis/keys.ts
 local SEQ_WIDTH = 16 -- src/storage/redis/keys.ts
 local SEQ_FORMAT = '%016d' -- src/storage/redis/keys.ts: SEQ_WIDTH
 local DURATION_SAMPLES = 1000 -- src/storage/stats.ts
@@ -17,6 +19,11 @@ local CASCADE_BUDGET = 1000 -- src/storage/memory/cascade.ts
 local DEFAULT_MAX_STALLS = 3 -- src/core/task.ts
 local PRUNED_STATUS = 'pruned' -- src/core/task.ts
 local DEBOUNCE_GRACE_MS = 60000 -- src/storage/redis/keys.ts
-local TASK_ARGS = {'id', 'type', 'pool', 'priority', 'payload', 'body', 'maxRetries', 'runAt', 'key', 'onSuccessOf', 'onFailureOf', 'dedupeKey', 'dedupeTtl', 'debounceKey', 'debounceDelay', 'debounceMaxWait'} -- src/storage/redis/codec.ts
-local CLAIMED_FIELDS = {'status', 'attempt', 'progress', 'type', 'priority', 'payload', 'maxRetries', 'error', 'runAt', 'key', 'body', 'stalls'} -- src/storage/redis/claims.ts
-local CLAIMED_AT = {status = 1, attempt = 2, progress = 3, type = 4, priority = 5, payload = 6, maxRetries = 7, error = 8, runAt = 9, key = 10, body = 11, stalls = 12} -- src/storage/redis/claims.ts: CLAIMED_FIELDS, 1-based
+local FLOW_SCAN_EXTRA = 64 -- src/storage/memory/flows.ts
+local FLOW_UNPARK_BOUND = 100 -- src/storage/memory/flows.ts
+local FLOW_STARTS_GRACE_MS = 60000 -- src/storage/memory/flows.ts
+local FLOW_DUE_BOUND = 16 -- src/storage/memory/flows.ts
+local FLOW_IDLE_TTL_MS = 86400000 -- src/storage/memory/flows.ts
+local TASK_ARGS = {'id', 'type', 'pool', 'priority', 'payload', 'body', 'maxRetries', 'runAt', 'key', 'onSuccessOf', 'onFailureOf', 'dedupeKey', 'dedupeTtl', 'debounceKey', 'debounceDelay', 'debounceMaxWait', 'expiresAt', 'flowKey', 'flowParallelism', 'flowRate', 'flowPeriod'} -- src/storage/redis/codec.ts
+local CLAIMED_FIELDS = {'status', 'attempt', 'progress', 'type', 'priority', 'payload', 'maxRetries', 'error', 'runAt', 'key', 'body', 'stalls', 'expiresAt', 'fk'} -- src/storage/redis/claims.ts
+local CLAIMED_AT = {status = 1, attempt = 2, progress = 3, type = 4, priority = 5, payload = 6, maxRetries = 7, error = 8, runAt = 9, key = 10, body = 11, stalls = 12, expiresAt = 13, fk = 14} -- src/storage/redis/claims.ts: CLAIMED_FIELDS, 1-based

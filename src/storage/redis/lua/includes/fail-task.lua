@@ -6,6 +6,7 @@
 --- @include "move"
 --- @include "attempts"
 --- @include "finish"
+--- @include "expiry"
 
 -- Ends a failed attempt whose error is t.error (JSON; stored here) and which the caller
 -- counted: retrying in the delayed set at retryAt, or dead (dead-letter list, key
@@ -15,6 +16,7 @@ local function failTask(t, retryAt, now)
     recordAttempt(t, 'retrying', t.error, now)
     t.runAt = retryAt
     move(t, 'retrying', now, {'runAt', retryAt, 'error', t.error})
+    retrackExpiry(t.id)
     return 'retrying'
   end
   recordAttempt(t, 'dead', t.error, now)

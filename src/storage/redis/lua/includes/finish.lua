@@ -21,8 +21,8 @@
 -- leaves the finished index meanwhile, so row retention cannot delete the children list the
 -- cascade still reads. Each entry: {parentId, status, offset, fromList}.
 local cascadeQueue, cascadeHead, cascadeBudget, draining = {}, 1, CASCADE_BUDGET, false
-local INITIAL = {succeeded = 's', dead = 'd', cancelled = 'c'}
-local FROM_INITIAL = {s = 'succeeded', d = 'dead', c = 'cancelled'}
+local INITIAL = {succeeded = 's', dead = 'd', cancelled = 'c', expired = 'e'}
+local FROM_INITIAL = {s = 'succeeded', d = 'dead', c = 'cancelled', e = 'expired'}
 local drainCascades
 
 -- Ends a task in a final status: releases its key and lease, then settles its workflow
@@ -68,7 +68,8 @@ drainCascades = function(now)
     if #entries < want then
       cascadeHead = cascadeHead + 1
       -- Settled now: a parent taken from the list may be pruned again.
-      if e[4] and e[2] ~= 'dead' then
+      -- Dead and expired rows stay (PRUNABLE_STATUSES: not in the finished index).
+      if e[4] and PRUNABLE_STATUSES[e[2]] then
         redis.call('ZADD', P .. 'finished', text(nextSeq()), INITIAL[e[2]] .. e[1])
       end
     else
@@ -101,7 +102,7 @@ persistCascades = function()
   for i = cascadeHead, #cascadeQueue do
     local e = cascadeQueue[i]
     entries[#entries + 1] = INITIAL[e[2]] .. text(e[3]) .. ':' .. e[1]
-    if not e[4] and e[2] ~= 'dead' then
+    if not e[4] and PRUNABLE_STATUSES[e[2]] then
       redis.call('ZREM', P .. 'finished', INITIAL[e[2]] .. e[1])
     end
   end

@@ -4,7 +4,8 @@
   One task is encoded as consecutive ARGV entries (see src/storage/redis/codec.ts):
     TASK_ARGS (id, type, pool, priority, payload JSON, body JSON, maxRetries, runAt|"",
     key|"", onSuccessOf|"", onFailureOf|"", dedupeKey|"", dedupeTtl|"", debounceKey|"",
-    debounceDelay|"", debounceMaxWait|""), nDeps, dep_1..dep_nDeps, nConds,
+    debounceDelay|"", debounceMaxWait|"", expiresAt|"", flowKey|"", flowParallelism|"", flowRate|"",
+    flowPeriod|""), nDeps, dep_1..dep_nDeps, nConds,
     (parentId, "s"|"f") x nConds
   The workflow fields repeat what body holds so validation can name `dependsOn[i]`; the
   conditions are the deduplicated parents in order, each with the outcome it needs.
@@ -15,6 +16,9 @@
 --- @include "seq"
 --- @include "move"
 --- @include "outcome"
+--- @include "expiry"
+--- @include "flow-limits"
+--- @include "flow-unpark"
 
 local function readTask(argv, i)
   local t = {deps = {}, conds = {}}
@@ -51,6 +55,9 @@ local function insertTask(a, now)
     'order', order}
   setIf(fields, 'runAt', a.runAt and int(a.runAt))
   setIf(fields, 'key', a.key)
+  setIf(fields, 'expiresAt', a.expiresAt)
+  local fk = a.flowKey ~= '' and a.flowKey or nil
+  setIf(fields, 'fk', fk)
   redis.call('ZADD', P .. 'all', order, a.id)
   local broken, pending = nil, 0
   for _, pc in ipairs(a.conds) do
@@ -80,6 +87,13 @@ local function insertTask(a, now)
     status = 'queued'
   end
   if a.key and not broken then redis.call('HSET', P .. 'keys', a.key, a.id) end
+  if fk then
+    -- The latest submit's limits are the key's; raised ones may let parked tasks start.
+    setFlowLimits(fk, a.flowParallelism, a.flowRate, a.flowPeriod, now)
+    t.fk = fk
+  end
   enter(t, status, now, fields)
+  if fk then unparkFlow(fk, now) end
+  if not broken then trackExpiry(a.id, a.expiresAt) end
   return status, broken
 end

@@ -8,9 +8,9 @@
 -- loads only what ending an attempt needs; `order` and `seq` are fetched when filing needs
 -- them. Lists start with `status`: an absent status means an absent task.
 local RUNNING_FIELDS = {'status', 'workerId', 'type', 'pool', 'attempt', 'startedAt', 'key',
-  'children', 'maxRetries', 'claimSeq'}
+  'children', 'maxRetries', 'claimSeq', 'fk'}
 local FIELDS = {'status', 'workerId', 'type', 'pool', 'attempt', 'startedAt', 'key',
-  'children', 'maxRetries', 'priority', 'seq', 'order', 'runAt', 'claimSeq'}
+  'children', 'maxRetries', 'priority', 'seq', 'order', 'runAt', 'claimSeq', 'fk'}
 
 local function isOne(v) return v == '1' end
 -- How each loaded field is read; a field not listed stays text (absent: nil).

@@ -12,6 +12,7 @@
 --- @include "pools"
 --- @include "load"
 --- @include "slots"
+--- @include "flow-unpark"
 
 -- `fields` are more field/value pairs to write in the same HSET. `keepSeq` queues the task
 -- at the queue position it had before it ran (a stalled or handed-back attempt goes back to
@@ -48,25 +49,29 @@ local function enter(t, status, now, fields, keepSeq)
   redis.call('HSET', tkey(id), unpack(fields))
 end
 
--- Takes a task out of where its current status lives.
-local function leave(t)
+-- Takes a task out of where its current status lives (a parked one out of its parked set;
+-- a running one frees its flow key's slot, which may unpark the key's next task).
+local function leave(t, now)
   local id, status = t.id, t.status
   bump(P .. 'counts', status, -1)
   if INDEXED_STATUSES[status] then redis.call('ZREM', P .. 'status:' .. status, id) end
   if status == 'queued' then
-    redis.call('ZREM', P .. 'ready:' .. t.pool, seqMember(need(t, 'seq'), id))
+    local member = seqMember(need(t, 'seq'), id)
+    redis.call('ZREM', P .. 'ready:' .. t.pool, member)
+    if t.fk then flowLeftParked(t.fk, t.pool, id, member) end
   elseif status == 'scheduled' or status == 'retrying' then
     redis.call('ZREM', P .. 'delayed', seqMember(need(t, 'seq'), id))
   elseif status == 'running' then
     defer('ZREM', P .. 'leases', id)
     bump(P .. 'running', t.pool, -1)
     slotFreed(t.pool)
+    if t.fk then flowStopped(t.fk, now) end
   elseif status == 'succeeded' or status == 'cancelled' then
     defer('ZREM', P .. 'finished', string.sub(status, 1, 1) .. id)
   end
 end
 
 local function move(t, status, now, fields, keepSeq)
-  leave(t)
+  leave(t, now)
   enter(t, status, now, fields, keepSeq)
 end

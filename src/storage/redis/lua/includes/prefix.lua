@@ -12,7 +12,8 @@
     task:<id>        hash    the task record, absent field = null: the fields scripts use
                              (id, type, pool, priority, maxRetries, key, runAt, status,
                              attempt, startedAt, finishedAt, workerId, progress, result,
-                             error, cancelReason), `payload` (JSON), `body` (JSON of the
+                             error, cancelReason, expiresAt, fk: the flow key, wf: waitingFor
+                             while parked), `payload` (JSON), `body` (JSON of the
                              fields only TypeScript reads: createdAt, timeoutMs, backoff,
                              scheduleId, dependsOn, onSuccessOf, onFailureOf), and
                              bookkeeping: order (creation seq), seq (queue/delay position),
@@ -24,9 +25,15 @@
     all              zset    every task, score = order (listings, newest first)
     counts           hash    status -> number of tasks in it
     status:<status>  zset    score = order, for INDEXED_STATUSES only (the rare ones);
-                             status:dead is the dead-letter list
+                             status:dead is the dead-letter list; status:expired the
+                             expired tasks (kept like dead ones, never pruned)
     ready:<pool>     zset    queued tasks, score = -priority, member = seq(SEQ_WIDTH)..id
     delayed          zset    scheduled/retrying tasks, score = runAt, member = seq..id
+    expiries         zset    tasks with an expiresAt that may expire before they start,
+                             score = expiresAt, member = id (includes/expiry.lua): added on
+                             insert and whenever one goes back to wait; read and removed by
+                             expireDue and the claim, so entries of started or finished
+                             tasks are dropped lazily (at most MAX_EXPIRY_MS after insert)
     leases           zset    running tasks, score = lease expiry, member = id
     finished         zset    succeeded/cancelled tasks in finishing order (row retention),
                              member = status initial (s|c)..id, so pruning reads no row
@@ -42,11 +49,21 @@
     seq              string  the one monotonic counter (order, seq, claimSeq, history)
     stat-pools       zset    pools that ever had queued/running work, score = first use
     running          hash    pool -> running count
+    flow:<key>       hash    a flow control key's limits (par, rate, per: the latest submit's)
+                             and rp = running + 2^20 * parked tasks (includes/flow-state.lua)
+    flowkeys         zset    flow key -> its last submit; keys idle a day are forgotten
+    flowstarts:<key> zset    a rate-limited flow key's recent starts (score = start, member =
+                             claim token), trimmed to its window and newest `rate`
+    parked:<key>     zset    a flow key's queued tasks held back by its limit, with the score
+                             and member they had in ready:<pool>
+    flowparked       hash    pool -> its parked tasks (counted as queued)
+    flowwakes        zset    flow key -> when its next rate token frees (claims take due ones);
+                             mirrored by a member `<16 zeros>~<key>` of `delayed` (promoteDue)
     starts:<pool>    zset    a rate-limited pool's recent starts (claim-1.lua), score = start
                              time (the claimer's now), member = claim token; trimmed by the
                              claim to its window and to the newest `max`; deleted with the
                              limit
-    totals           hash    succeeded / failedAttempts / dead / stalled
+    totals           hash    succeeded / failedAttempts / dead / stalled / expired
     history          zset    finished attempts, score = history seq, member = seq..json
     types            zset    task types with duration samples, score = first use
     durations:<type> list    latest duration samples (ms), newest first, DURATION_SAMPLES

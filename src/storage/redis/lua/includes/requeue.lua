@@ -4,6 +4,7 @@
 --- @include "tkey"
 --- @include "values"
 --- @include "move"
+--- @include "expiry"
 
 -- Handed back, stalled, or claimed by a call whose reply was lost: its attempt number is
 -- restored, it keeps its queue position, and the claim's token no longer settles it.
@@ -14,4 +15,5 @@ local function requeue(t, now, fields)
   fields[#fields + 1] = 'attempt'
   fields[#fields + 1] = text(t.attempt - 1)
   move(t, 'queued', now, fields, true)
+  retrackExpiry(t.id)
 end

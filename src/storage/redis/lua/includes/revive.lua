@@ -1,5 +1,5 @@
 --[[
-  Reviving a dead or cancelled task (resubmit, resubmitMatching).
+  Reviving a dead, cancelled or expired task (resubmit, resubmitMatching).
 ]]
 --- @include "prefix"
 --- @include "tkey"
@@ -8,14 +8,18 @@
 -- Returns Code.ok, or an error code with details: wrongStatus (status) or keyHeld (key,
 -- holder).
 local function revive(t, now)
-  if t.status ~= 'dead' and t.status ~= 'cancelled' then return Code.wrongStatus, t.status end
+  if t.status ~= 'dead' and t.status ~= 'cancelled' and t.status ~= 'expired' then
+    return Code.wrongStatus, t.status
+  end
   if t.key then
     local holder = redis.call('HGET', P .. 'keys', t.key)
     if holder and holder ~= t.id then return Code.keyHeld, t.key, holder end
     redis.call('HSET', P .. 'keys', t.key, t.id)
   end
   redis.call('HDEL', tkey(t.id), 'error', 'result', 'progress', 'startedAt', 'finishedAt',
-    'cancelReason', 'pending', 'runAt', 'stalls', 'claimSeq')
+    'cancelReason', 'pending', 'runAt', 'stalls', 'claimSeq', 'expiresAt')
+  -- A resubmitted task starts over without an expiry.
+  redis.call('ZREM', P .. 'expiries', t.id)
   t.runAt = nil
   move(t, 'queued', now, {'attempt', 0})
   return Code.ok

@@ -1,0 +1,75 @@
+--[[
+  Flow control in a claim: a task of a key at its limit is parked, due wakes are taken
+  first (keys: flow-state.lua).
+]]
+--- @include "flow-state"
+--- @include "flow-unpark"
+--- @include "tkey"
+--- @include "values"
+--- @include "bump"
+
+-- A key forgotten while idle gets back the limits its task `body` was submitted with.
+local function flowRestore(key, f, body, now)
+  if f.par or f.rate then return end
+  redis.call('ZADD', P .. 'flowkeys', text(now), key)
+  local fc = cjson.decode(body).flowControl
+  if type(fc) ~= 'table' then return end
+  local fields = {}
+  for field, name in pairs({par = 'parallelism', rate = 'rate', per = 'periodMs'}) do
+    if type(fc[name]) == 'number' then
+      f[field] = fc[name]
+      fields[#fields + 1] = field
+      fields[#fields + 1] = text(fc[name])
+    end
+  end
+  if #fields > 0 then redis.call('HSET', P .. 'flow:' .. key, unpack(fields)) end
+end
+
+-- A task of the key is taken by a claim (after flowRoom: its tokens are counted at now).
+local function flowTake(f)
+  f.run = f.run + 1
+  if f.rate then f.tokens = f.tokens - 1 end
+end
+
+-- The claim's writes for a task flowTake counted: one more running, its start logged.
+local function flowLog(key, f, now, token)
+  redis.call('HINCRBY', P .. 'flow:' .. key, 'rp', 1)
+  if f.rate then
+    local starts = P .. 'flowstarts:' .. key
+    redis.call('ZADD', starts, text(now), token)
+    redis.call('PEXPIRE', starts, text(f.per + FLOW_STARTS_GRACE_MS))
+  end
+end
+
+-- The first parked task of the key as {score, member}, or false.
+local function parkedHead(key)
+  local head = redis.call('ZRANGE', P .. 'parked:' .. key, 0, 0, 'WITHSCORES')
+  if #head == 0 then return false end
+  return {tonumber(head[2]), head[1]}
+end
+
+-- Whether a task (score, member) sorts after `head` in queue order (FIFO within a key).
+local function sortsAfter(score, member, head)
+  return head and (head[1] < score or (head[1] == score and head[2] < member)) or false
+end
+
+-- Parks a queued task taken from ready:<pool> (score, member as they were there).
+local function park(id, key, pool, score, member, why)
+  local f = flowOf(key)
+  f.parked = f.parked + 1
+  redis.call('HINCRBY', P .. 'flow:' .. key, 'rp', PARKED_UNIT)
+  redis.call('ZADD', P .. 'parked:' .. key, score, member)
+  redis.call('HSET', tkey(id), 'wf', why)
+  bump(P .. 'flowparked', pool, 1)
+end
+
+-- Unparks the keys whose wake is due at `now` (at most FLOW_DUE_BOUND a call): a claim
+-- does this first, so a rate-parked key starts as soon as its worker's timer asks.
+local function flowDue(now)
+  local due = redis.call('ZRANGEBYSCORE', P .. 'flowwakes', '-inf', text(now), 'LIMIT', 0,
+    FLOW_DUE_BOUND)
+  for _, key in ipairs(due) do
+    flowWoken(key)
+    unparkFlow(key, now)
+  end
+end

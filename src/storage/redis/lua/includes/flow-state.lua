@@ -1,0 +1,93 @@
+--[[
+  Flow control keys, their state and wakes (a task's `fk`, from its spec's flowControl): at most `par` tasks of a
+  key run at once and at most `rate` start per `per` ms, across the cluster (the memory
+  store's flows.ts does the same).
+
+  flow:<key>        hash  par, rate, per (absent = no such limit: the latest submit's),
+                          rp = running + PARKED_UNIT * parked tasks of the key
+  flowkeys          zset  key -> its last submit: flowSweep (recoverExpired) forgets a key
+                          not submitted for FLOW_IDLE_TTL_MS while nothing of it runs or
+                          is parked (a claim of one of its tasks later restores the limits
+                          from the task's body)
+  flowstarts:<key>  zset  the key's recent starts (score = start, member = claim token),
+                          trimmed to the window and to the newest `rate`; expires
+                          FLOW_STARTS_GRACE_MS after `per` (Redis's clock may run ahead)
+  parked:<key>      zset  its queued tasks held back by a limit, with the score and member
+                          they had in ready:<pool> (so they go back to the same place)
+  flowparked        hash  pool -> its parked tasks (they count as queued)
+  flowwakes         zset  key -> when a rate-parked key gets its next token; a claim
+                          unparks due keys first (flowDue)
+  delayed           zset  MARKER_SEQ .. '~' .. key at the same time: the durable backstop
+                          (promoteDue unparks it, and every wheel arms for it)
+
+  A parked task has `wf` (waitingFor: parallelism | rate) on its hash. Every parked key has
+  a wake coming: the end of one of its running tasks (parallelism), or its marker.
+]]
+--- @include "prefix"
+--- @include "values"
+--- @include "publish"
+
+-- Running and parked tasks of a key share one counter, `rp` = running + PARKED_UNIT *
+-- parked, so the hot paths (a claim, a completion) touch the key with one HINCRBY.
+local PARKED_UNIT = 1048576 -- 2^20 > MAX_FLOW_PARALLELISM
+
+-- Per call: key -> {par, rate, per, run, parked}; every change below writes through.
+local FLOWS = {}
+
+local function flowOf(key)
+  local f = FLOWS[key]
+  if not f then
+    local v = redis.call('HMGET', P .. 'flow:' .. key, 'par', 'rate', 'per', 'rp')
+    local rp = tonumber(v[4]) or 0
+    f = {par = num(v[1]), rate = num(v[2]), per = num(v[3]), run = rp % PARKED_UNIT,
+      parked = math.floor(rp / PARKED_UNIT)}
+    FLOWS[key] = f
+  end
+  return f
+end
+
+-- The key's rate tokens at `now` (math.huge: no rate), after trimming its start log.
+local function flowTokens(key, f, now)
+  if not f.rate then return math.huge end
+  if f.tokensAt ~= now then
+    local starts = P .. 'flowstarts:' .. key
+    redis.call('ZREMRANGEBYSCORE', starts, '-inf', text(now - f.per))
+    redis.call('ZREMRANGEBYRANK', starts, 0, -(f.rate + 1))
+    f.tokens, f.tokensAt = f.rate - redis.call('ZCARD', starts), now
+  end
+  return f.tokens
+end
+
+-- How many more tasks of the key may start now, and the limit that binds when none may.
+local function flowRoom(key, f, now)
+  if f.par and f.run >= f.par then return 0, 'parallelism' end
+  local tokens = flowTokens(key, f, now)
+  if tokens <= 0 then return 0, 'rate' end
+  return math.min(f.par and (f.par - f.run) or math.huge, tokens), nil
+end
+
+local MARKER_SEQ = string.format(SEQ_FORMAT, 0)
+
+-- Arms the key's wake for `at`: in flowwakes (claims take due ones: the worker that parked
+-- the key claims again then) and as a marker in `delayed` (promoteDue: the durable
+-- backstop every process arms its wheel for). An earlier wake stays (it re-arms).
+local function flowWakeAt(key, at)
+  local current = redis.call('ZSCORE', P .. 'flowwakes', key)
+  if current and tonumber(current) <= at then return end
+  redis.call('ZADD', P .. 'flowwakes', text(at), key)
+  redis.call('ZADD', P .. 'delayed', text(at), MARKER_SEQ .. '~' .. key)
+  publish({kind = 'delayed', id = '~' .. key, runAt = at})
+end
+
+-- The key's wake is taken (both entries go).
+local function flowWoken(key)
+  redis.call('ZREM', P .. 'flowwakes', key)
+  redis.call('ZREM', P .. 'delayed', MARKER_SEQ .. '~' .. key)
+end
+
+-- When the key's next token frees: its oldest logged start + per (now + per when the log
+-- is empty: tokens handed out now start no earlier).
+local function flowNextToken(key, f, now)
+  local oldest = redis.call('ZRANGE', P .. 'flowstarts:' .. key, 0, 0, 'WITHSCORES')[2]
+  return (tonumber(oldest) or now) + f.per
+end

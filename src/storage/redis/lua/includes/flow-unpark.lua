@@ -1,0 +1,63 @@
+--[[
+  Flow control: a key's slot or token frees, so its first parked tasks go back to their
+  ready queues (keys: flow-state.lua).
+]]
+--- @include "flow-state"
+--- @include "tkey"
+--- @include "bump"
+--- @include "publish"
+
+-- Moves the key's first parked tasks back to their ready queues, as many as it has room
+-- for (at most FLOW_UNPARK_BOUND a call), and makes sure the rest have a wake coming.
+local function unparkFlow(key, now)
+  local parked = P .. 'parked:' .. key
+  local f = flowOf(key)
+  if f.parked <= 0 then return 0 end
+  local room, why = flowRoom(key, f, now)
+  local n = math.min(room, FLOW_UNPARK_BOUND)
+  if n > 0 then
+    local moved = redis.call('ZRANGE', parked, 0, n - 1, 'WITHSCORES')
+    local members = {}
+    for i = 1, #moved, 2 do
+      local member = moved[i]
+      local id = string.sub(member, SEQ_WIDTH + 1)
+      local pool = redis.call('HGET', tkey(id), 'pool')
+      members[#members + 1] = member
+      if pool then
+        redis.call('ZADD', P .. 'ready:' .. pool, moved[i + 1], member)
+        redis.call('HDEL', tkey(id), 'wf')
+        bump(P .. 'flowparked', pool, -1)
+        announceReady(pool)
+      end
+    end
+    redis.call('ZREM', parked, unpack(members))
+    f.parked = f.parked - #members
+    redis.call('HINCRBY', P .. 'flow:' .. key, 'rp', -PARKED_UNIT * #members)
+    if f.parked <= 0 then return #members end
+  end
+  if room > FLOW_UNPARK_BOUND then
+    flowWakeAt(key, now)
+  elseif why == 'rate' or (f.rate and room == flowTokens(key, f, now)) then
+    flowWakeAt(key, flowNextToken(key, f, now))
+  end
+  return n
+end
+
+-- A task of the key stopped running (ended, handed back, recovered): its slot frees.
+local function flowStopped(key, now)
+  local rp = redis.call('HINCRBY', P .. 'flow:' .. key, 'rp', -1)
+  local f = FLOWS[key]
+  if f then f.run = f.run - 1 end
+  -- Parked tasks of the key (rp counts them in units of PARKED_UNIT) may take the slot.
+  if rp >= PARKED_UNIT then unparkFlow(key, now) end
+end
+
+-- A parked task left `queued` (cancelled, expired): out of its key's parked set.
+local function flowLeftParked(key, pool, id, member)
+  if redis.call('ZREM', P .. 'parked:' .. key, member) == 0 then return end
+  redis.call('HINCRBY', P .. 'flow:' .. key, 'rp', -PARKED_UNIT)
+  local f = FLOWS[key]
+  if f then f.parked = f.parked - 1 end
+  redis.call('HDEL', tkey(id), 'wf')
+  bump(P .. 'flowparked', pool, -1)
+end
