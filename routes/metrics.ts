@@ -71,6 +71,20 @@ export function renderMetrics(stats: SchedulerStats, workers: InstanceInfo[]): s
     "Tasks queued (ready) in each pool.",
     pools.map(([pool, p]) => [{ pool }, p.queued]),
   );
+  m.family(
+    "skedulr_pool_parked",
+    "gauge",
+    "Queued tasks in each pool held back by their flow key's limit (counted in queued too).",
+    pools.map(([pool, p]) => [{ pool }, p.parked]),
+  );
+  // One gauge, no per-key series: flow keys are the submitters' and unbounded in number.
+  m.family(
+    "skedulr_flow_keys_busy",
+    "gauge",
+    "Flow keys with tasks running or parked, as GET /stats lists them (at most 50; no " +
+      "per-key label: keys are unbounded in number).",
+    [[{}, stats.flowKeys.length]],
+  );
   const limited = pools.filter(([, p]) => p.globalConcurrency !== null);
   m.family(
     "skedulr_pool_global_concurrency",

@@ -128,8 +128,10 @@ function answerSchemas(): Json {
       })),
       waitingFor: {
         type: ["string", "null"],
-        enum: ["parallelism", "rate", null],
-        description: "The flow key's limit a queued task waits for; null: none",
+        enum: ["parallelism", "rate", "pool_limit", "paused", null],
+        description: "Why a queued task is not running: its flow key's limit (parallelism, " +
+          "rate), else its pool's (pool_limit: at its globalConcurrency; rate: no start " +
+          "left in its rate window; paused); null: none",
       },
     }),
     TaskPage: obj({ tasks: list(ref("Task")), next: nullable("string") }),
@@ -178,6 +180,7 @@ function answerSchemas(): Json {
       size: int,
       running: { ...int, description: "Running across every instance" },
       queued: int,
+      parked: { ...int, description: "Of queued, those held back by their flow key's limit" },
       paused: bool,
       globalConcurrency: { ...nullable("integer"), description: "Cluster-wide cap on running" },
       rateLimit: {
@@ -203,6 +206,19 @@ function answerSchemas(): Json {
       pools: map(ref("PoolStats")),
       totals: obj({ succeeded: int, failedAttempts: int, dead: int, stalled: int, expired: int }),
       durations: { ...map(ref("DurationStats")), description: "Per task type" },
+      flowKeys: {
+        ...list(ref("FlowKeyStats")),
+        description: "Busy flow keys (running or parked work), most recently submitted " +
+          "first, at most 50 (looked for among the 1000 last submitted)",
+      },
+    }),
+    FlowKeyStats: obj({
+      key: str,
+      parallelism: nullable("integer"),
+      rate: nullable("integer"),
+      periodMs: nullable("integer"),
+      running: int,
+      parked: { ...int, description: "Queued tasks held back by the key's limit" },
     }),
     Error: obj({
       error: obj({

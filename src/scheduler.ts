@@ -44,6 +44,7 @@ import type { HandlerEntry, WorkerPool } from "./worker/pool.ts";
 import { Instance } from "./worker/instance.ts";
 import { callerIssues, orderBatch, toNewTask, toSchedule } from "./core/submission.ts";
 import { poolExists, storedBefore } from "./client/store-checks.ts";
+import { withPoolWaits } from "./client/pool-waits.ts";
 import { checkTypes, TypeDirectory } from "./client/type-directory.ts";
 
 /** Most specs in one `submitMany` (the HTTP API allows 1000 per request). */
@@ -150,6 +151,8 @@ export interface PoolStats {
   /** Running across every instance. */
   running: number;
   queued: number;
+  /** Of `queued`, those held back by their flow key's limit. */
+  parked: number;
   paused: boolean;
   /** The cluster-wide limit on `running`, or null. */
   globalConcurrency: number | null;
@@ -431,12 +434,14 @@ export class Scheduler {
     return this.storage.resubmitMatching({ filter, now: this.clock.now() });
   }
 
-  get(id: string): Promise<TaskRecord | null> {
-    return this.storage.get(id);
+  async get(id: string): Promise<TaskRecord | null> {
+    const task = await this.storage.get(id);
+    return task && (await withPoolWaits(this.storage, [task], this.clock.now()))[0];
   }
 
-  list(filter: TaskFilter = {}): Promise<Page<TaskRecord>> {
-    return this.storage.list(filter);
+  async list(filter: TaskFilter = {}): Promise<Page<TaskRecord>> {
+    const page = await this.storage.list(filter);
+    return { ...page, items: await withPoolWaits(this.storage, page.items, this.clock.now()) };
   }
 
   /**
@@ -451,8 +456,9 @@ export class Scheduler {
    * The workflow children of task `id` (the tasks that waited on it), oldest first, a page
    * at a time (`QueryStore.children` in src/storage/storage.ts).
    */
-  children(id: string, page: PageRequest = {}): Promise<Page<TaskRecord>> {
-    return this.storage.children(id, page);
+  async children(id: string, page: PageRequest = {}): Promise<Page<TaskRecord>> {
+    const found = await this.storage.children(id, page);
+    return { ...found, items: await withPoolWaits(this.storage, found.items, this.clock.now()) };
   }
 
   /** The dead-letter list: dead tasks with their last error. */
@@ -492,6 +498,7 @@ export class Scheduler {
         size: control?.size ?? local?.configuredSize ?? 0,
         running: counts.get(name)?.running ?? 0,
         queued: counts.get(name)?.queued ?? 0,
+        parked: counts.get(name)?.parked ?? 0,
         paused: globalPause || (control?.paused ?? false),
         globalConcurrency: control?.globalConcurrency ?? null,
         rateLimit,

@@ -115,7 +115,10 @@ export interface TaskRecord {
   expiresAt: number | null;
   /** The flow control it was submitted with (its key's limits are the latest submit's). */
   flowControl: FlowControl | null;
-  /** Set while it is queued behind its flow key's limit; null otherwise. */
+  /**
+   * Why it is queued but not running: its flow key's limit (stored while parked), else its
+   * pool's state (derived when read); null otherwise.
+   */
   waitingFor: WaitingFor | null;
 }
 
@@ -153,7 +156,13 @@ export interface FlowControl {
 }
 
 /** Why a queued task waits although its pool has room: its flow key's limit. */
-export type WaitingFor = "parallelism" | "rate";
+export type FlowWaitingFor = "parallelism" | "rate";
+
+/**
+ * Why a queued task is not running: its flow key's limit, its pool at its global
+ * concurrency (`pool_limit`) or rate limit (`rate`), or its pool paused.
+ */
+export type WaitingFor = FlowWaitingFor | "pool_limit" | "paused";
 
 /** A validated task ready for the store: everything but what the store decides. */
 export interface NewTask {

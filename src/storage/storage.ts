@@ -260,6 +260,8 @@ export interface QueryStore {
   history(filter: HistoryFilter): Promise<Page<AttemptRecord>>;
 
   stats(): Promise<StorageStats>;
+  /** How many of `pool`'s tasks run now, across the cluster (its global limit's usage). */
+  poolRunning(pool: string): Promise<number>;
 }
 
 /** Live worker instances and the cluster-wide controls of their pools. */

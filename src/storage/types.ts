@@ -141,9 +141,26 @@ export interface DurationStats {
 }
 
 /** What the store counts. */
+/** A busy flow key's limits (null: none) and usage, in `StorageStats.flowKeys`. */
+export interface FlowKeyStats {
+  key: string;
+  parallelism: number | null;
+  rate: number | null;
+  periodMs: number | null;
+  running: number;
+  parked: number;
+}
+
+/** At most this many busy keys are listed, found among the newest FLOW_KEYS_SCAN keys. */
+export const FLOW_KEYS_LISTED = 50;
+export const FLOW_KEYS_SCAN = 1000;
+
 export interface StorageStats {
   byStatus: Record<TaskStatus, number>;
-  byPool: Record<string, { queued: number; running: number }>;
+  /** `parked`: queued tasks held back by their flow key (counted in `queued` too). */
+  byPool: Record<string, { queued: number; running: number; parked: number }>;
+  /** Busy flow keys (running or parked work), most recently submitted first, bounded. */
+  flowKeys: FlowKeyStats[];
   /** `stalled`: attempts lost with their worker (not failures: no retry spent). */
   /** `expired`: tasks that ended expired (not started by their expiresAt). */
   totals: {

@@ -346,6 +346,26 @@ describe("dashboard in Chromium (bun run worker, no token)", () => {
     await phone.close();
   });
 
+  it("shows a busy flow key beside the pools and why a queued task waits", T, async () => {
+    await started();
+    const flowControl = { key: "browser-key", parallelism: 1 };
+    const one = await api("/tasks", { type: "forever", flowControl });
+    const two = await api("/tasks", { type: "forever", flowControl });
+    await taskIs(one.id, "running");
+    await page.goto(w.url);
+    const row = '#flow-keys tr[data-flow-key="browser-key"]';
+    await page.waitForSelector(row);
+    await eventually(async () => /1 \/ 1\s*1/.test((await page.textContent(row)) ?? ""));
+    await page.goto(`${w.url}#/tasks/${two.id}`);
+    await page.waitForSelector('#view [data-waiting="parallelism"]');
+    await page.goto(`${w.url}#/tasks?status=queued`);
+    await page.waitForSelector(`#tasks-table tr[data-id="${two.id}"] [data-waiting="parallelism"]`);
+    for (const t of [two, one]) {
+      await api(`/tasks/${t.id}/cancel`, {});
+      await taskIs(t.id, "cancelled");
+    }
+  });
+
   it("logged no script errors or CSP violations", T, async () => {
     await started();
     assert.deepEqual(problems, []);

@@ -57,6 +57,7 @@ export function boundsSuite(backend: string, factory: StorageFactory): void {
           size: 0,
           running: 0,
           queued: 1,
+          parked: 0,
           paused: false,
           globalConcurrency: null,
           rateLimit: null,

@@ -210,6 +210,39 @@ export function flowKeysSuite(backend: string, factory: StorageFactory): void {
       }
     });
 
+    it("GET /stats lists a busy key with its limits, running and parked; idle, it leaves the list", async () => {
+      const h = await harness(factory, { pools: { default: 4 } });
+      try {
+        const { handler, release } = holder();
+        h.s.register("hold", handler);
+        const names = ["b0", "b1", "b2"];
+        for (const name of names) {
+          await h.s.submit({ type: "hold", payload: { name }, flowControl: flow("busy", 1) });
+        }
+        await h.eventually(async () => (await h.s.stats()).pools.default.parked === 2);
+        const stats = await h.s.stats();
+        assert.deepEqual(stats.flowKeys, [
+          { key: "busy", parallelism: 1, rate: null, periodMs: null, running: 1, parked: 2 },
+        ]);
+        assert.equal(stats.pools.default.queued, 2);
+        for (const name of names) {
+          await h.eventually(() => h.s.stats().then((s) => s.flowKeys[0]?.running === 1));
+          await h.eventually(() => {
+            try {
+              release(name);
+              return true;
+            } catch {
+              return false;
+            }
+          }, `${name} to run`);
+        }
+        await h.eventually(async () => (await h.s.stats()).flowKeys.length === 0, "the key idle");
+        assert.equal((await h.s.stats()).pools.default.parked, 0);
+      } finally {
+        await h.close();
+      }
+    });
+
     it("a lost worker's slot comes back when its lease is recovered", async () => {
       const h = await harness(factory, { pools: { default: 4 }, leaseMs: 3_000, start: false });
       try {

@@ -70,6 +70,44 @@ export function poolLimitsSuite(backend: string, factory: StorageFactory): void 
       }
     });
 
+    it("waitingFor reads pool_limit, rate or paused while the pool holds a queued task back", async () => {
+      const h = await harness(factory, { pools: { default: 4 } });
+      try {
+        const { state, handler } = holder();
+        h.s.register("hold", handler);
+        h.s.register("quick", () => "ok");
+        await h.s.setPoolLimits("default", { globalConcurrency: 1 });
+        const first = await h.s.submit({ type: "hold" });
+        await h.until(first, "running");
+        const second = await h.s.submit({ type: "hold" });
+        assert.equal((await h.s.get(second))?.waitingFor, "pool_limit");
+        const listed = (await h.s.list({ status: "queued" })).items;
+        assert.deepEqual(listed.map((t) => [t.id, t.waitingFor]), [[second, "pool_limit"]]);
+        state.waiting.shift()!();
+        await h.until(second, "running");
+        assert.equal((await h.s.get(second))?.waitingFor, null);
+        state.waiting.shift()!();
+        await h.until(second, "succeeded");
+
+        // One start per hour: the second quick task waits for the rate window.
+        await h.s.setPoolLimits("default", {
+          globalConcurrency: null,
+          rateLimit: { max: 1, per: "1h" },
+        });
+        await h.until(await h.s.submit({ type: "quick" }), "succeeded");
+        const rated = await h.s.submit({ type: "quick" });
+        assert.equal((await h.s.get(rated))?.waitingFor, "rate");
+        await h.s.pause("default");
+        assert.equal((await h.s.get(rated))?.waitingFor, "paused");
+        await h.s.resume("default");
+        await h.s.setPoolLimits("default", { rateLimit: null });
+        const ran = await h.until(rated, "succeeded");
+        assert.equal(ran.waitingFor, null);
+      } finally {
+        await h.close();
+      }
+    });
+
     it("a slot freed while an instance is full wakes another instance's claim at once", async () => {
       // A takes every global slot; B has room but the limit refuses it. Cancelling one of
       // A's attempts frees the slot; A's own claims are refused from then on (a fault), so

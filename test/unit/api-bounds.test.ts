@@ -115,6 +115,7 @@ describe("api bounds: pools", () => {
         size: 0,
         running: 0,
         queued: 1,
+        parked: 0,
         paused: false,
         globalConcurrency: null,
         rateLimit: null,

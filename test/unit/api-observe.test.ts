@@ -9,6 +9,8 @@ import { renderMetrics } from "../../routes/metrics.ts";
 import { MemoryStorage, Scheduler, silentLogger, TaskSpecSchema } from "../../src/mod.ts";
 import { apiFixture } from "../helpers/api-app.ts";
 import { VERSION } from "../../src/version.ts";
+import type { TaskRecord } from "../../src/core/task.ts";
+import { eventually, gate } from "../../scripts/tools/wait.ts";
 
 const ROUTES: [string, string][] = [
   ["post", "/skedulr/api/tasks"],
@@ -213,6 +215,7 @@ describe("api metrics", () => {
           size: 1,
           running: 0,
           queued: 0,
+          parked: 0,
           paused: false,
           globalConcurrency: null,
           rateLimit: null,
@@ -221,12 +224,13 @@ describe("api metrics", () => {
       },
       totals: { succeeded: 0, failedAttempts: 0, dead: 0, stalled: 0, expired: 0 },
       durations: {},
+      flowKeys: [],
     }, []);
     assert.ok(text.includes('skedulr_pool_size{pool="we\\"ird\\\\pool\\n"} 1'));
   });
 
   it("exports each pool's cluster-wide limits and their usage", () => {
-    const pool = { size: 5, running: 3, queued: 9, paused: false, startsInWindow: 4 };
+    const pool = { size: 5, running: 3, queued: 9, parked: 0, paused: false, startsInWindow: 4 };
     const text = renderMetrics({
       byStatus: {} as never,
       pools: {
@@ -235,6 +239,7 @@ describe("api metrics", () => {
       },
       totals: { succeeded: 0, failedAttempts: 0, dead: 0, stalled: 0, expired: 0 },
       durations: {},
+      flowKeys: [],
     }, []);
     for (
       const line of [
@@ -246,6 +251,53 @@ describe("api metrics", () => {
       ]
     ) assert.ok(text.includes(line), line);
     assert.ok(!text.includes('skedulr_pool_rate_limit{pool="plain"}'));
+  });
+});
+
+describe("api waiting, made visible", () => {
+  it("a parked task's waitingFor, the busy key in /stats, parked and busy keys in /metrics", async () => {
+    const g = gate();
+    const f = await apiFixture({ handlers: { hold: () => g.promise }, pools: { default: 4 } });
+    try {
+      const flowControl = { key: "tenant-1", parallelism: 1 };
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        ids.push(
+          (await f.call("POST", "/skedulr/api/tasks", { type: "hold", flowControl })).body.id,
+        );
+      }
+      await f.until(ids[0], "running");
+      await eventually(async () =>
+        (await f.call("GET", `/skedulr/api/tasks/${ids[2]}`)).body.waitingFor === "parallelism"
+      );
+      const stats = (await f.call("GET", "/skedulr/api/stats")).body;
+      assert.equal(stats.pools.default.parked, 2);
+      assert.deepEqual(stats.flowKeys, [
+        { key: "tenant-1", parallelism: 1, rate: null, periodMs: null, running: 1, parked: 2 },
+      ]);
+      const metrics = (await f.call("GET", "/skedulr/metrics")).text.split("\n");
+      for (const want of ['skedulr_pool_parked{pool="default"} 2', "skedulr_flow_keys_busy 1"]) {
+        assert.ok(metrics.includes(want), want);
+      }
+      assert.ok(metrics.some((l) => /^# HELP skedulr_flow_keys_busy .*no per-key label/.test(l)));
+
+      // A pool at its global limit: the queued task says so, through the API.
+      await f.call("POST", "/skedulr/api/pools/default", { globalConcurrency: 1 });
+      const other = (await f.call("POST", "/skedulr/api/tasks", { type: "hold" })).body.id;
+      const listed = (await f.call("GET", "/skedulr/api/tasks?status=queued")).body.tasks;
+      const why = Object.fromEntries(listed.map((t: TaskRecord) => [t.id, t.waitingFor]));
+      assert.deepEqual(why, {
+        [ids[1]]: "parallelism",
+        [ids[2]]: "parallelism",
+        [other]: "pool_limit",
+      });
+      g.open();
+      for (const id of [...ids, other]) await f.until(id, "succeeded");
+      assert.deepEqual((await f.call("GET", "/skedulr/api/stats")).body.flowKeys, []);
+    } finally {
+      g.open();
+      await f.close();
+    }
   });
 });
 

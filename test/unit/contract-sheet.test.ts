@@ -72,8 +72,26 @@ describe("the contract sheet (docs/CONTRACT.md)", () => {
       sorted(Object.keys(attempt)),
       "the OpenAPI Attempt schema",
     );
-    const totals = (await f.call("GET", "/skedulr/api/stats")).body.totals;
+    const answer = (await f.call("GET", "/skedulr/api/stats")).body;
     const stats = fields("`GET /stats`");
-    for (const key of Object.keys(totals)) assert.ok(stats.includes(key), `totals.${key} listed`);
+    for (const key of Object.keys(answer)) assert.ok(stats.includes(key), `${key} listed`);
+    for (const key of Object.keys(answer.totals)) {
+      assert.ok(stats.includes(key), `totals.${key} listed`);
+    }
+    for (const key of Object.keys(answer.pools.default)) {
+      assert.ok(stats.includes(key), `pools.*.${key} listed`);
+    }
+    const flowKey = doc.components.schemas.FlowKeyStats.properties;
+    for (const key of Object.keys(flowKey)) assert.ok(stats.includes(key), `flowKeys.*.${key}`);
+  });
+
+  it("lists every value of waitingFor the OpenAPI document allows", () => {
+    const section = sheet.split(/^## /m).find((s) => s.startsWith("Flow control keys"))!;
+    const listing = section.split("\n- ").find((l) => l.startsWith("`waitingFor`"));
+    assert.ok(listing, "a `waitingFor` item under Flow control keys");
+    const waiting = doc.components.schemas.Task.properties.waitingFor as { enum: unknown[] };
+    for (const value of waiting.enum) {
+      if (value !== null) assert.ok(listing.includes(`\`${value}\``), `waitingFor ${value}`);
+    }
   });
 });

@@ -1,12 +1,13 @@
 /**
  * @module dashboard/client/overview — the overview: throughput chart, totals, per-type
- * durations and the pools table.
+ * durations, the pools table and the busy flow keys beside it.
  */
 import { api } from "./api.ts";
 import { clear, h, panel } from "./dom.ts";
 import { clock, dur, num } from "./format.ts";
 import { drawChart } from "./chart.ts";
 import { poolsTable } from "./pools.ts";
+import { busyKeysTable } from "./busy-keys.ts";
 import { S } from "./state.ts";
 import type { Throughput, View } from "./types.ts";
 
@@ -20,6 +21,7 @@ export const overview: View = (el) => {
   const totals = h("div", { class: "tiles", id: "totals" });
   const types = h("tbody");
   const pools = poolsTable();
+  const busyKeys = busyKeysTable();
   let last: Throughput | null = null, n = 0, drawn = "", shownStats = "";
   const typesTable = h("table", { id: "types" }, [
     h(
@@ -42,7 +44,10 @@ export const overview: View = (el) => {
       h("div", { class: "body" }, [totals, h("div", { class: "scroll" }, typesTable)]),
     ),
   ]));
-  el.appendChild(panel("Pools", "live across every worker", pools.el));
+  el.appendChild(h("div", { class: "grid2" }, [
+    panel("Pools", "live across every worker", pools.el),
+    panel("Busy keys", "flow keys running or held back (50 newest)", busyKeys.el),
+  ]));
 
   async function loadChart(): Promise<void> {
     const d = await api<Throughput>("GET", "/dashboard/throughput");
@@ -92,6 +97,7 @@ export const overview: View = (el) => {
     },
     onStats(s) {
       pools.update(s);
+      busyKeys.update(s);
       const sig = JSON.stringify([s.totals, s.byStatus, s.durations]);
       if (sig === shownStats) return;
       shownStats = sig;

@@ -94,7 +94,8 @@ function makeRow(name: string): Row {
     clear(mini).appendChild(badge(p.paused ? "paused" : "active", p.paused ? "paused" : "active"));
     running.textContent = `${num(p.running)} / ${num(p.size)}`;
     bar.style.width = `${p.size ? Math.min(100, (100 * p.running) / p.size) : 0}%`;
-    queued.textContent = num(p.queued);
+    queued.textContent = p.parked ? `${num(p.queued)} (${num(p.parked)} parked)` : num(p.queued);
+    queued.title = p.parked ? "Parked: held back by their flow key's limit" : "";
     limits.textContent = limitsText(p);
     toggle.textContent = p.paused ? "Resume" : "Pause";
     if (!dirty && document.activeElement !== input) input.value = String(p.size);

@@ -4,7 +4,7 @@
  * and the finished-or-due time.
  */
 import { api } from "./api.ts";
-import { can, h, taskHref } from "./dom.ts";
+import { badge, can, h, taskHref } from "./dom.ts";
 import { clock, when } from "./format.ts";
 import { button, confirmButton } from "./live.ts";
 import { FINAL } from "./state.ts";
@@ -57,6 +57,25 @@ export function progressCell(t: TaskRecord): HTMLElement {
     h("div", { class: "bar" }, i),
     h("span", { class: "small", text: `${Math.round(t.progress)}%` }),
   ]);
+}
+
+/** Why a queued task is not running, in words (GET /tasks' `waitingFor`). */
+const WAITING_TEXT: Record<string, string> = {
+  parallelism: "its flow key's parallelism",
+  rate: "a rate limit",
+  pool_limit: "its pool's global limit",
+  paused: "its pool, paused",
+};
+
+export function waitingLabel(why: string): string {
+  return WAITING_TEXT[why] ?? why;
+}
+
+/** The status badge, with why a queued task waits under it. */
+export function statusCell(t: TaskRecord): HTMLElement[] {
+  if (!t.waitingFor) return [badge(t.status)];
+  const text = `waiting for ${waitingLabel(t.waitingFor)}`;
+  return [badge(t.status), h("div", { class: "muted small", "data-waiting": t.waitingFor, text })];
 }
 
 export function laterCell(t: TaskRecord): HTMLElement {

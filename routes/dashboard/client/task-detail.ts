@@ -7,7 +7,7 @@ import { api } from "./api.ts";
 import { append, badge, clear, empty, h, panel } from "./dom.ts";
 import { clock, dur, pretty, rel } from "./format.ts";
 import { FINAL, RESUBMITTABLE } from "./state.ts";
-import { cancelButton, progressCell, resubmitButton } from "./task-cells.ts";
+import { cancelButton, progressCell, resubmitButton, waitingLabel } from "./task-cells.ts";
 import { loadAttempts, loadFlow, typeBadge } from "./task-flow.ts";
 import type { Backoff, TaskRecord, View } from "./types.ts";
 
@@ -45,6 +45,10 @@ function renderSummary(summary: HTMLElement, t: TaskRecord): void {
   clear(summary);
   kv(summary, "Type", t.type);
   kv(summary, "Pool", t.pool);
+  if (t.waitingFor) {
+    const text = waitingLabel(t.waitingFor);
+    kv(summary, "Waiting for", h("span", { "data-waiting": t.waitingFor, text }));
+  }
   kv(summary, "Priority", t.priority);
   kv(summary, "Attempts", `${t.attempt} of ${t.maxRetries + 1} allowed`);
   kv(summary, "Progress", t.progress === null ? null : progressCell(t));

@@ -3,7 +3,7 @@
  * dead-letter view (last errors, Resubmit one / Resubmit all matching).
  */
 import { api } from "./api.ts";
-import { badge, can, empty, h, taskLink } from "./dom.ts";
+import { can, empty, h, taskLink } from "./dom.ts";
 import { readFilter } from "./filter-bar.ts";
 import { num, when } from "./format.ts";
 import { confirmButton } from "./live.ts";
@@ -17,6 +17,7 @@ import {
   progressCell,
   resubmitButton,
   rowLink,
+  statusCell,
 } from "./task-cells.ts";
 import type { View } from "./types.ts";
 
@@ -48,7 +49,7 @@ export const tasks: View = (el, route) => {
           h("td", {}, taskLink(t.id)),
           h("td", { text: t.type }),
           h("td", { class: "hide-sm", text: t.pool }),
-          h("td", {}, badge(t.status)),
+          h("td", {}, statusCell(t)),
           h("td", { class: "num hide-sm", text: attemptsText(t) }),
           h("td", { class: "hide-sm" }, progressCell(t)),
           h("td", { class: "hide-sm" }, when(t.createdAt)),

@@ -5,8 +5,13 @@
  * marker that wakes a rate-parked key when its next token frees.
  */
 import { Heap } from "../../core/heap.ts";
-import type { FlowControl, WaitingFor } from "../../core/task.ts";
-import type { StorageEvent } from "../types.ts";
+import type { FlowControl, FlowWaitingFor } from "../../core/task.ts";
+import {
+  FLOW_KEYS_LISTED,
+  FLOW_KEYS_SCAN,
+  type FlowKeyStats,
+  type StorageEvent,
+} from "../types.ts";
 import type { Row } from "./task-table.ts";
 
 /** Candidates a claim may scan past its `max` (parking those of keys at their limit). */
@@ -99,7 +104,7 @@ export class FlowTable {
   }
 
   /** How many more tasks of `key` may start now, and the limit that binds when none may. */
-  room(key: string, now: number): { room: number; why: WaitingFor | null } {
+  room(key: string, now: number): { room: number; why: FlowWaitingFor | null } {
     const f = this.#flow(key);
     const par = f.limits.parallelism;
     if (par !== null && f.running >= par) return { room: 0, why: "parallelism" };
@@ -135,7 +140,7 @@ export class FlowTable {
   }
 
   /** Parks a queued row popped from its ready queue. */
-  park(row: Row, key: string, why: WaitingFor): void {
+  park(row: Row, key: string, why: FlowWaitingFor): void {
     const f = this.#flow(key);
     f.parked.push({ priority: row.priority, seq: row.seq, id: row.id });
     f.parkedCount++;
@@ -232,6 +237,23 @@ export class FlowTable {
   setLimits(fc: FlowControl, now: number): void {
     this.#seen.set(fc.key, now);
     this.#flow(fc.key).limits = limitsOf(fc);
+  }
+
+  /**
+   * Keys with work running or parked among the FLOW_KEYS_SCAN last submitted, newest first
+   * (ties: by key, descending, as ZREVRANGE of flowkeys), at most FLOW_KEYS_LISTED.
+   */
+  busy(): FlowKeyStats[] {
+    const newest = [...this.#seen].sort(([a, x], [b, y]) => y - x || (a < b ? 1 : a > b ? -1 : 0))
+      .slice(0, FLOW_KEYS_SCAN);
+    const out: FlowKeyStats[] = [];
+    for (const [key] of newest) {
+      const f = this.#flows.get(key);
+      if (!f || (f.running === 0 && f.parkedCount === 0)) continue;
+      out.push({ key, ...f.limits, running: f.running, parked: f.parkedCount });
+      if (out.length === FLOW_KEYS_LISTED) break;
+    }
+    return out;
   }
 
   /** Unparks the keys whose wake is due at `now` (a claim does this first). */

@@ -140,13 +140,15 @@ export class MemoryStorage extends QueueForwarder implements Storage {
     const t = this.#table;
     // Built with fromEntries, which defines each name as an own key whatever it is.
     const byPool: StorageStats["byPool"] = Object.fromEntries(
-      [...t.perPool].slice(0, STATS_NAMES_MAX).map(([pool, c]) => [pool, { ...c }]),
+      [...t.perPool].slice(0, STATS_NAMES_MAX)
+        .map(([pool, c]) => [pool, { ...c, parked: t.flows.parkedByPool.get(pool) ?? 0 }]),
     );
     return Promise.resolve({
       byStatus: { ...t.counts },
       byPool,
       totals: { ...this.#log.totals },
       durations: this.#log.durations(),
+      flowKeys: t.flows.busy(),
     });
   }
 
@@ -204,6 +206,10 @@ export class MemoryStorage extends QueueForwarder implements Storage {
 
   poolStarts(p: P.PoolStartsParams): Promise<number> {
     return this.#registry.poolStarts(p);
+  }
+
+  poolRunning(pool: string): Promise<number> {
+    return Promise.resolve(this.#table.perPool.get(pool)?.running ?? 0);
   }
 
   poolControls(): Promise<PoolControl[]> {

@@ -21,6 +21,7 @@ import {
   FLOW_UNPARK_BOUND,
 } from "../memory/flows.ts";
 import { DURATION_SAMPLES } from "../stats.ts";
+import { FLOW_KEYS_LISTED, FLOW_KEYS_SCAN } from "../types.ts";
 import { CLAIMED_FIELDS } from "./claims.ts";
 import { TASK_ARGS } from "./codec.ts";
 import { Code } from "./codes.ts";
@@ -82,6 +83,8 @@ export const LUA_FACTS: readonly LuaFact[] = [
   },
   { name: "FLOW_DUE_BOUND", value: FLOW_DUE_BOUND, from: "src/storage/memory/flows.ts" },
   { name: "FLOW_IDLE_TTL_MS", value: FLOW_IDLE_TTL_MS, from: "src/storage/memory/flows.ts" },
+  { name: "FLOW_KEYS_SCAN", value: FLOW_KEYS_SCAN, from: "src/storage/types.ts" },
+  { name: "FLOW_KEYS_LISTED", value: FLOW_KEYS_LISTED, from: "src/storage/types.ts" },
   { name: "TASK_ARGS", value: TASK_ARGS, from: "src/storage/redis/codec.ts" },
   { name: "CLAIMED_FIELDS", value: CLAIMED_FIELDS, from: "src/storage/redis/claims.ts" },
   {

@@ -145,7 +145,7 @@ export async function listHistory(
 }
 
 export async function readStats(ctx: RedisContext): Promise<StorageStats> {
-  const [counts, pools, totals, durations] = await ctx.run("stats", []) as RedisReply[][];
+  const [counts, pools, totals, durations, busy] = await ctx.run("stats", []) as RedisReply[][];
   const byStatus = Object.fromEntries(ALL_STATUSES.map((s) => [s, 0])) as Record<
     TaskStatus,
     number
@@ -154,8 +154,24 @@ export async function readStats(ctx: RedisContext): Promise<StorageStats> {
     byStatus[counts[i] as TaskStatus] = Number(counts[i + 1]);
   }
   const byPool: StorageStats["byPool"] = {};
-  for (let i = 0; i + 2 < pools.length; i += 3) {
-    byPool[String(pools[i])] = { queued: Number(pools[i + 1]), running: Number(pools[i + 2]) };
+  for (let i = 0; i + 3 < pools.length; i += 4) {
+    byPool[String(pools[i])] = {
+      queued: Number(pools[i + 1]),
+      running: Number(pools[i + 2]),
+      parked: Number(pools[i + 3]),
+    };
+  }
+  const limit = (v: RedisReply) => (v === "" ? null : Number(v));
+  const flowKeys: StorageStats["flowKeys"] = [];
+  for (let i = 0; i + 5 < busy.length; i += 6) {
+    flowKeys.push({
+      key: String(busy[i]),
+      parallelism: limit(busy[i + 1]),
+      rate: limit(busy[i + 2]),
+      periodMs: limit(busy[i + 3]),
+      running: Number(busy[i + 4]),
+      parked: Number(busy[i + 5]),
+    });
   }
   const stats: StorageStats["durations"] = {};
   for (let i = 0; i + 1 < durations.length; i += 2) {
@@ -172,5 +188,6 @@ export async function readStats(ctx: RedisContext): Promise<StorageStats> {
       expired: Number(totals[4]),
     },
     durations: stats,
+    flowKeys,
   };
 }

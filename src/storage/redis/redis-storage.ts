@@ -212,6 +212,10 @@ export class RedisStorage extends QueueForwarder implements Storage {
     return registry.poolStarts(this.#ctx, p);
   }
 
+  poolRunning(pool: string): Promise<number> {
+    return registry.poolRunning(this.#ctx, pool);
+  }
+
   poolControls(): Promise<PoolControl[]> {
     return registry.poolControls(this.#ctx);
   }

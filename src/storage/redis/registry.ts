@@ -129,6 +129,11 @@ export async function poolStarts(ctx: RedisContext, p: PoolStartsParams): Promis
   return Number(reply);
 }
 
+/** Running tasks of `pool` across the cluster (the `running` hash claims count in). */
+export async function poolRunning(ctx: RedisContext, pool: string): Promise<number> {
+  return Number(await ctx.transport.send(["HGET", `${ctx.prefix}running`, pool]) ?? 0);
+}
+
 export async function heartbeat(
   ctx: RedisContext,
   info: InstanceInfo,

@@ -22,6 +22,8 @@
 
   A parked task has `wf` (waitingFor: parallelism | rate) on its hash. Every parked key has
   a wake coming: the end of one of its running tasks (parallelism), or its marker.
+  stats-1.lua reads the busy keys (running or parked) among the newest of flowkeys; a task's
+  pool-level waitingFor is derived when read (src/client/pool-waits.ts), never stored.
 ]]
 --- @include "prefix"
 --- @include "values"
