@@ -134,6 +134,35 @@ export function faultsSuite(backend: string, factory: StorageFactory): void {
       }
     });
 
+    it("a debounced submit whose reply was lost, retried, joins the one waiting task", async () => {
+      const faults = new Faults();
+      const h = await harness(factory, { faults });
+      try {
+        const payloads: unknown[] = [];
+        h.s.register("t", (payload) => void payloads.push(payload));
+        const spec = (payload: number) => ({
+          type: "t",
+          payload,
+          debounce: { key: "lost-reply", delay: 300 },
+        });
+        const [first] = await h.s.submitMany([spec(1)]);
+        await h.clock.advance(100);
+        faults.inject("enqueue", "lose-reply", 1);
+        await assert.rejects(h.s.submit(spec(2)), /reply was lost/);
+        const [retry] = await h.s.submitMany([spec(2)]);
+        assert.equal(retry.id, first.id, "the retry joins the burst");
+        assert.equal(retry.debounced, true);
+        assert.equal((await h.s.list()).items.length, 1, "one task stored");
+        await h.clock.advance(299);
+        assert.deepEqual(payloads, [], "never early: due 300 ms after the last submit");
+        await h.clock.advance(1);
+        await h.until(first.id, "succeeded");
+        assert.deepEqual(payloads, [2], "one run, with the last payload");
+      } finally {
+        await h.close();
+      }
+    });
+
     it("a failure refused while the store is unreachable is retried until it answers", async () => {
       const faults = new Faults();
       const h = await harness(factory, { faults });

@@ -1,8 +1,8 @@
 /**
  * @module suite-flow-keys — flow control keys (a spec's `flowControl`): per-key parallelism
  * across instances, no head-of-line blocking of other keys, FIFO within a key, a per-key
- * start rate exact over every window with prompt wake-ups, cancels of parked tasks, slots
- * of lost workers, the latest submit's limits, and `waitingFor`.
+ * start rate exact over every window with prompt wake-ups, cancels and expiries of parked
+ * tasks, slots of lost workers, the latest submit's limits, and `waitingFor`.
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -205,6 +205,38 @@ export function flowKeysSuite(backend: string, factory: StorageFactory): void {
         await h.until(next, "succeeded");
         assert.equal((await h.s.get(parked))?.status, "cancelled");
         assert.deepEqual(state.started, ["first", "next"]);
+      } finally {
+        await h.close();
+      }
+    });
+
+    it("a parked task that expires leaves its key's parked set; the key's next task takes the slot", async () => {
+      const h = await harness(factory, { pools: { default: 4 } });
+      try {
+        const { state, handler, release } = holder();
+        h.s.register("hold", handler);
+        const submit = (name: string, expiresIn?: number) =>
+          h.s.submit({ type: "hold", payload: { name }, flowControl: flow("E", 1), expiresIn });
+        const first = await submit("first");
+        const parked = await submit("parked", 500);
+        const next = await submit("next");
+        await h.until(first, "running");
+        await h.eventually(async () => (await h.s.stats()).pools.default.parked === 2);
+        assert.equal((await h.s.get(parked))?.waitingFor, "parallelism");
+        await h.clock.advance(500);
+        const expired = await h.until(parked, "expired");
+        assert.equal(expired.waitingFor, null);
+        const stats = await h.s.stats();
+        assert.equal(stats.pools.default.parked, 1, "only `next` is still parked");
+        assert.deepEqual(stats.flowKeys, [
+          { key: "E", parallelism: 1, rate: null, periodMs: null, running: 1, parked: 1 },
+        ]);
+        release("first");
+        await h.until(next, "running");
+        release("next");
+        await h.until(next, "succeeded");
+        assert.deepEqual(state.started, ["first", "next"], "the expired task never ran");
+        await h.eventually(async () => (await h.s.stats()).flowKeys.length === 0, "the key idle");
       } finally {
         await h.close();
       }

@@ -50,6 +50,15 @@ export const MUTANTS: Mutant[] = [
     filter: "does not block another key",
   },
   {
+    id: "ended-parked-task-stays-parked",
+    why: "a parked task that ends (expired, cancelled) leaves its key's parked set",
+    file: "src/storage/redis/lua/includes/move.lua",
+    find: "if t.fk then flowLeftParked(t.fk, t.pool, id, member) end",
+    replace: "local _ = member",
+    tests: [REDIS],
+    filter: "a parked task that expires leaves",
+  },
+  {
     id: "rate-parked-key-never-woken",
     why: "a key parked for its rate is woken when its next token frees",
     file: "src/storage/redis/lua/claim-1.lua",
