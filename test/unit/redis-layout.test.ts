@@ -176,6 +176,24 @@ describe("data layout", () => {
     assert.match(body.error.message, new RegExp(`storage layout ${NEWER} found`));
     assert.match(body.error.message, new RegExp(`this code speaks layout ${LAYOUT}`));
     assert.ok(res.headers.get("Retry-After"));
+    // The health check says so too, so a balancer takes a node of the wrong release out.
+    const health = await app.request("/skedulr/healthz");
+    const report = await health.json() as { ok: boolean; error: string };
+    assert.equal(health.status, 503, JSON.stringify(report));
+    assert.equal(report.ok, false);
+    assert.match(report.error, new RegExp(`storage layout ${NEWER} found in \\S+meta`));
+    assert.match(report.error, /upgrade this node to a release that speaks layout/);
     await storage.close();
+  });
+
+  it("ping() reports a store another release must migrate, and a fresh store as fine", async () => {
+    const { name, prefix } = freshPrefix(admin);
+    const store = new RedisStorage({ transport: connectRedisTcp(url), prefix: name });
+    assert.equal(await store.ping(), true, "a store that never held a task");
+    await admin.send(["SET", `${prefix}seq`, "7"]); // data of a release before layout stamps
+    await assert.rejects(store.ping(), refusal(String(UNVERSIONED_LAYOUT), /migrate the store/));
+    await store.init();
+    assert.equal(await store.ping(), true, "migrated");
+    await store.close();
   });
 });

@@ -39,6 +39,8 @@ export const keys = {
   /** Zset: tasks that may expire before they start, score = expiresAt, member = id. */
   expiries: (p: string) => `${p}expiries`,
   leases: (p: string) => `${p}leases`,
+  /** String: the one monotonic counter; its absence means the store never held a task. */
+  seq: (p: string) => `${p}seq`,
   schedules: (p: string) => `${p}schedules`,
   controlPools: (p: string) => `${p}control-pools`,
   /** Hash: `size:<pool>`, `paused:<pool>`, `global:<pool>`, `rate:<pool>` ("<max>/<perMs>"). */

@@ -39,6 +39,21 @@ export class StorageLayoutError extends SkedulrError {
 }
 
 /**
+ * The refusal for a store holding layout `found` under `prefix`, in the words every script's
+ * guard uses (lua/includes/prefix.lua), for checks made outside a script (a health check).
+ */
+export function layoutRefusal(found: string, prefix: string): StorageLayoutError {
+  const advice = (Number(found) || 0) < LAYOUT
+    ? "migrate the store first: init() of a node of this release does"
+    : `upgrade this node to a release that speaks layout ${found}`;
+  return new StorageLayoutError(
+    `storage layout ${found} found in ${prefix}meta, this code speaks layout ${LAYOUT}: ` +
+      `${advice} (docs/UPGRADING.md)`,
+    found,
+  );
+}
+
+/**
  * The error for a script's `SKEDULR_LAYOUT …` error reply (its text is the guard's in
  * lua/includes/prefix.lua), or null for any other error.
  */

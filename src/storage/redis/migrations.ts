@@ -12,7 +12,7 @@
  * as MIGRATION_SCRIPTS) and check their own `from`. Keep a migration while stores of layout
  * `from` may exist.
  */
-import { UNVERSIONED_LAYOUT } from "./layout.ts";
+import { LAYOUT, layoutRefusal, UNVERSIONED_LAYOUT } from "./layout.ts";
 import { keys } from "./keys.ts";
 import type { RedisContext } from "./context.ts";
 import { MIGRATION_SCRIPTS } from "./scripts.generated.ts";
@@ -70,4 +70,19 @@ export async function ensureLayout(ctx: RedisContext): Promise<void> {
   // The stamp script runs the layout guard first: a layout still not this code's is
   // refused there, with the message every script gives.
   await ctx.run("initLayout", []);
+}
+
+/**
+ * Throws the guard's StorageLayoutError when the store holds a layout other than this code's,
+ * as every script would: a store with no stamp and no seq counter never held a task (it takes
+ * this layout on its first call); one with a seq counter but no stamp holds layout 1.
+ */
+export async function checkLayout(ctx: RedisContext): Promise<void> {
+  const stamped = await ctx.transport.send(["HGET", keys.meta(ctx.prefix), "layout"]);
+  let found = stamped === null ? null : String(stamped);
+  if (found === null) {
+    const used = await ctx.transport.send(["EXISTS", keys.seq(ctx.prefix)]);
+    found = used === 0 ? String(LAYOUT) : String(UNVERSIONED_LAYOUT);
+  }
+  if (found !== String(LAYOUT)) throw layoutRefusal(found, ctx.prefix);
 }

@@ -31,12 +31,15 @@ import { decodeTask } from "./codec.ts";
 import { RedisContext } from "./context.ts";
 import { EventHub } from "./events.ts";
 import { keyPrefix, keys } from "./keys.ts";
-import { ensureLayout } from "./migrations.ts";
+import { checkLayout, ensureLayout } from "./migrations.ts";
 import { listChildren, listHistory, listTasks, readStats } from "./queries.ts";
 import { RedisQueue } from "./queue.ts";
 import * as registry from "./registry.ts";
 import { hitRateLimit } from "./rate-limit.ts";
 import { SCRIPTS } from "./scripts.generated.ts";
+import { StorageLayoutError } from "./layout.ts";
+
+export { StorageLayoutError };
 import { checkEvictionPolicy } from "./eviction.ts";
 import type { RedisTransport } from "./transport.ts";
 import { pairsToObject, RedisCommandError } from "./transport.ts";
@@ -107,12 +110,20 @@ export class RedisStorage extends QueueForwarder implements Storage {
     if (this.#options.closeTransport !== false) await this.#ctx.transport.close();
   }
 
+  /**
+   * Whether the store answers; throws the scripts' StorageLayoutError when it holds another
+   * layout, so a health check takes a node of the wrong release out of rotation.
+   */
   async ping(): Promise<boolean> {
     try {
-      return (await this.#ctx.transport.send(["PING"])) === "PONG";
+      if ((await this.#ctx.transport.send(["PING"])) !== "PONG") return false;
     } catch {
       return false;
     }
+    await checkLayout(this.#ctx).catch((error) => {
+      if (error instanceof StorageLayoutError) throw error;
+    });
+    return true;
   }
 
   subscribe(listener: (event: StorageEvent) => void): () => void {
