@@ -21,7 +21,7 @@ let policy: ErrorStackPolicy = { keep: true, root: null };
  * directory it usually names); returns the previous policy.
  *
  * @example
- * configureErrorStacks({ root: process.cwd() }); // "at f (src/jobs.ts:10:5)"
+ * configureErrorStacks({ root: "/srv/app" });   // "at f (src/jobs.ts:10:5)" for /srv/app/src/jobs.ts
  * configureErrorStacks({ keep: false });         // no stacks (SKEDULR_ERROR_STACKS=0)
  */
 export function configureErrorStacks(next: Partial<ErrorStackPolicy>): ErrorStackPolicy {

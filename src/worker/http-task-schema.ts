@@ -73,7 +73,7 @@ export function urlProblem(url: string, policy: OutboundPolicy): string | null {
  * Register it as the type's `payloadSchema` so a refused target is a 400 at submit.
  *
  * @example
- * const policy = outboundPolicy(process.env.SKEDULR_HTTP_ALLOW);
+ * const policy = outboundPolicy("hooks.internal, 10.1.0.0/16"); // as SKEDULR_HTTP_ALLOW
  * scheduler.register("http", httpTaskHandler({ policy }), {
  *   payloadSchema: httpTaskPayloadSchema(policy),
  * });

@@ -11,8 +11,9 @@ import { LeaseKeeper } from "./lease-keeper.ts";
 import type { Logger, Middleware } from "./middleware.ts";
 import { Periodic } from "./periodic.ts";
 import { type HandlerEntry, WorkerPool } from "./pool.ts";
-import { Promoter } from "./promoter.ts";
-import { Expirer } from "./expirer.ts";
+import { promoter } from "./promoter.ts";
+import { expirer } from "./expirer.ts";
+import type { DueDuty } from "./due-duty.ts";
 import { ResultStream } from "./results.ts";
 import { AbortReason, type Attempt } from "./runner.ts";
 import { ScheduleFirer } from "./schedule-firer.ts";
@@ -43,8 +44,8 @@ export class Instance {
   readonly results = new ResultStream();
   readonly running = new Map<string, Attempt>();
   readonly #o: InstanceOptions;
-  readonly #promoter: Promoter;
-  readonly #expirer: Expirer;
+  readonly #promoter: DueDuty;
+  readonly #expirer: DueDuty;
   readonly #firer: ScheduleFirer;
   readonly #leases: LeaseKeeper;
   readonly #duties: Periodic[];
@@ -57,22 +58,9 @@ export class Instance {
   constructor(o: InstanceOptions) {
     this.#o = o;
     const { storage, clock, logger, wheel } = o;
-    this.#promoter = new Promoter({
-      storage,
-      clock,
-      wheel,
-      logger,
-      tickMs: o.tickMs,
-      lookAheadMs: o.lookAheadMs,
-    });
-    this.#expirer = new Expirer({
-      storage,
-      clock,
-      wheel,
-      logger,
-      tickMs: o.tickMs,
-      lookAheadMs: o.lookAheadMs,
-    });
+    const due = { clock, wheel, logger, tickMs: o.tickMs, lookAheadMs: o.lookAheadMs };
+    this.#promoter = promoter(storage, due);
+    this.#expirer = expirer(storage, due);
     this.#firer = new ScheduleFirer({ storage, clock, wheel, logger, lookAheadMs: o.lookAheadMs });
     this.#leases = new LeaseKeeper(storage, clock, this.running, o.leaseMs, logger);
     this.#recovery = new Periodic(
