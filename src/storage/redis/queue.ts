@@ -178,22 +178,10 @@ export class RedisQueue implements QueueStore {
   }
 
   async dueExpiries({ until, limit }: P.DueParams): Promise<{ id: string; expiresAt: number }[]> {
-    const n = countArg(limit, "slice");
-    if (n === 0) return [];
-    // Members are plain ids (no seq prefix): dueMembers does not apply.
-    const due = await this.#ctx.transport.send([
-      "ZRANGEBYSCORE",
-      keys.expiries(this.#ctx.prefix),
-      "-inf",
-      String(until),
-      "WITHSCORES",
-      "LIMIT",
-      "0",
-      String(n),
-    ]) as string[];
-    const out: { id: string; expiresAt: number }[] = [];
-    for (let i = 0; i < due.length; i += 2) out.push({ id: due[i], expiresAt: Number(due[i + 1]) });
-    return out;
+    // Members of the expiry index are plain ids, without a seq.
+    const key = keys.expiries(this.#ctx.prefix);
+    const due = await dueMembers(this.#ctx, key, until, limit, (member) => member);
+    return due.map((d) => ({ id: d.id, expiresAt: d.at }));
   }
 
   async expireDue({ now, limit }: P.StepParams): Promise<Expiry> {

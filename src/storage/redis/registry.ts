@@ -33,12 +33,16 @@ export async function removeSchedule(ctx: RedisContext, id: string): Promise<boo
   return (await ctx.run("removeSchedule", [id])) === 1;
 }
 
-/** `[{id, at}]` of a `<seq><id>` zset scored by time, due by `until`, earliest first. */
+/**
+ * `[{id, at}]` of a zset scored by time, due by `until`, earliest first; `idOf` reads the id
+ * from a member (default: a `<seq><id>` member).
+ */
 export async function dueMembers(
   ctx: RedisContext,
   key: string,
   until: number,
   limit: number,
+  idOf: (member: string) => string = memberId,
 ): Promise<{ id: string; at: number }[]> {
   const n = countArg(limit, "slice");
   if (n === 0) return [];
@@ -54,7 +58,7 @@ export async function dueMembers(
   ]) as string[];
   const out: { id: string; at: number }[] = [];
   for (let i = 0; i + 1 < reply.length; i += 2) {
-    out.push({ id: memberId(String(reply[i])), at: Number(reply[i + 1]) });
+    out.push({ id: idOf(String(reply[i])), at: Number(reply[i + 1]) });
   }
   return out;
 }

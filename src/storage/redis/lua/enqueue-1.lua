@@ -58,26 +58,29 @@ local function check(parent, path)
     issues[#issues + 1] = parent
   end
 end
+-- A dedupe or debounce entry "<time>:<id>" under `name`, as (time, id), or nil.
+local function entryOf(name)
+  local entry = redis.call('GET', P .. name)
+  if not entry then return nil end
+  local sep = string.find(entry, ':', 1, true)
+  return tonumber(string.sub(entry, 1, sep - 1)), string.sub(entry, sep + 1)
+end
 -- The id holding a dedupe key at `now`: the entry's own expiry is compared with the
 -- callers' clock, as the embedded store does; PX only collects it.
 local function dedupeHolder(key)
   if taken[key] then return taken[key] end
-  local entry = redis.call('GET', P .. 'dedupe:' .. key)
-  if not entry then return nil end
-  local sep = string.find(entry, ':', 1, true)
-  if tonumber(string.sub(entry, 1, sep - 1)) > now then return string.sub(entry, sep + 1) end
+  local expiresAt, id = entryOf('dedupe:' .. key)
+  if expiresAt and expiresAt > now then return id end
   return nil
 end
 -- The burst a debounce key maps to at `now`: its task still scheduled, not yet due.
 local function burstOf(key)
   if bursts[key] then return bursts[key] end
-  local entry = redis.call('GET', P .. 'debounce:' .. key)
-  if not entry then return nil end
-  local sep = string.find(entry, ':', 1, true)
-  local id = string.sub(entry, sep + 1)
+  local firstAt, id = entryOf('debounce:' .. key)
+  if not firstAt then return nil end
   local row = redis.call('HMGET', tkey(id), 'status', 'runAt')
   if row[1] ~= 'scheduled' or now >= tonumber(row[2]) then return nil end
-  return {id = id, firstAt = tonumber(string.sub(entry, 1, sep - 1))}
+  return {id = id, firstAt = firstAt}
 end
 local i = 4
 for j = 1, n do
