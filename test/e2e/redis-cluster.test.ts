@@ -16,6 +16,7 @@ import {
   kill9,
   startCluster,
   submitOverHttp,
+  succeeded,
 } from "../helpers/cluster-workers.ts";
 
 let server: RedisServerHandle;
@@ -33,14 +34,6 @@ async function withCluster(name: string, test: (c: Cluster) => Promise<void>): P
 /** How many tasks are in `status` now, read straight from the cluster's `counts` hash. */
 async function count(c: Cluster, status: string): Promise<number> {
   return Number(await c.redis.send(["HGET", `${c.prefix}:{default}:counts`, status]) ?? 0);
-}
-
-/**
- * Tasks that ever succeeded (`totals`): `counts` only covers retained rows, and finished
- * rows beyond the retention (10k by default) are dropped.
- */
-async function succeeded(c: Cluster): Promise<number> {
-  return Number(await c.redis.send(["HGET", `${c.prefix}:{default}:totals`, "succeeded"]) ?? 0);
 }
 
 function untilSucceeded(c: Cluster, n: number, timeoutMs: number): Promise<true> {

@@ -8,7 +8,12 @@ import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { type RedisServerHandle, startRedisServer } from "../../scripts/tools/redis-server.ts";
 import { eventually } from "../../scripts/tools/wait.ts";
-import { type Cluster, startCluster, submitOverHttp } from "../helpers/cluster-workers.ts";
+import {
+  assertEachRanOnce,
+  submitOverHttp,
+  succeeded,
+  withThreeWorkers,
+} from "../helpers/cluster-workers.ts";
 
 let server: RedisServerHandle;
 
@@ -19,25 +24,6 @@ for _, k in ipairs(ARGV) do
 end
 return n`;
 
-async function withCluster(name: string, test: (c: Cluster) => Promise<void>): Promise<void> {
-  const c = await startCluster(server.url, name, { SKEDULR_POOLS: "default=10" });
-  try {
-    await c.spawn(3);
-    await test(c);
-  } finally {
-    await c.close();
-  }
-}
-
-async function succeeded(c: Cluster): Promise<number> {
-  return Number(await c.redis.send(["HGET", `${c.prefix}:{default}:totals`, "succeeded"]) ?? 0);
-}
-
-function assertEachRanOnce(runs: Map<string, number>, ids: string[]): void {
-  assert.equal(runs.size, ids.length, "every task ran");
-  assert.deepEqual([...runs].filter(([, n]) => n !== 1), [], "no task ran twice");
-}
-
 describe("flow control keys over three worker processes", () => {
   before(async () => {
     server = await startRedisServer();
@@ -47,7 +33,7 @@ describe("flow control keys over three worker processes", () => {
   });
 
   it("parallelism 3 for key A among other keys: A never runs more than 3, each task once", async () => {
-    await withCluster("flowpar", async (c) => {
+    await withThreeWorkers(server.url, "flowpar", { SKEDULR_POOLS: "default=10" }, async (c) => {
       const specs = Array.from({ length: 60 }, (_, i) => ({
         type: "count",
         payload: { ms: 40 },
@@ -79,7 +65,7 @@ describe("flow control keys over three worker processes", () => {
   });
 
   it("rate 10/500ms for one key over three processes: never more than 10 starts in any 500 ms", async () => {
-    await withCluster("flowrate", async (c) => {
+    await withThreeWorkers(server.url, "flowrate", { SKEDULR_POOLS: "default=10" }, async (c) => {
       const flowControl = { key: "R", rate: 10, period: "500ms" };
       const specs = Array.from({ length: 45 }, () => ({ type: "count", flowControl }));
       const t0 = Date.now();

@@ -4,6 +4,7 @@
  * client-only Scheduler on the same storage, a raw Redis connection, and the evidence the
  * handlers of test/e2e/fixtures/cluster-jobs.ts leave behind.
  */
+import assert from "node:assert/strict";
 import { connectRedisTcp } from "../../src/adapters/redis-tcp.ts";
 import { Scheduler, silentLogger } from "../../src/mod.ts";
 import { RedisStorage } from "../../src/storage/redis/redis-storage.ts";
@@ -114,4 +115,34 @@ export async function submitOverHttp(
     if (r.status !== 201) throw new Error(`batch submit failed: ${JSON.stringify(r.body)}`);
     return (r.body.tasks as { id: string }[]).map((t) => t.id);
   });
+}
+
+/** Runs `test` on three worker processes started with `env`, stopping them afterwards. */
+export async function withThreeWorkers(
+  redisUrl: string,
+  name: string,
+  env: Record<string, string>,
+  test: (c: Cluster) => Promise<void>,
+): Promise<void> {
+  const c = await startCluster(redisUrl, name, env);
+  try {
+    await c.spawn(3);
+    await test(c);
+  } finally {
+    await c.close();
+  }
+}
+
+/**
+ * Tasks that ever succeeded (`totals`): `counts` only covers retained rows, and finished
+ * rows beyond the retention (10k by default) are dropped.
+ */
+export async function succeeded(c: Cluster): Promise<number> {
+  return Number(await c.redis.send(["HGET", `${c.prefix}:{default}:totals`, "succeeded"]) ?? 0);
+}
+
+/** Every task of `ids` ran, none twice (`runs`: task id → runs the handlers recorded). */
+export function assertEachRanOnce(runs: Map<string, number>, ids: string[]): void {
+  assert.equal(runs.size, ids.length, "every task ran");
+  assert.deepEqual([...runs].filter(([, n]) => n !== 1), [], "no task ran twice");
 }
