@@ -47,6 +47,7 @@
 --- @include "flow-state"
 --- @include "flow-unpark"
 --- @include "expire"
+--- @include "start-log"
 
 -- CLAIMED_FIELDS are read before the task is marked running; the id, new attempt and token
 -- then replace `status`, `attempt` and `progress` (cleared by the claim).
@@ -58,9 +59,7 @@ local EXPIRES_AT = CLAIMED_AT.expiresAt
 local function rateTokens(starts, rate, now)
   local rateMax, per = string.match(rate, '^(%d+)/(%d+)$')
   rateMax, per = tonumber(rateMax), tonumber(per)
-  redis.call('ZREMRANGEBYSCORE', starts, '-inf', text(now - per))
-  redis.call('ZREMRANGEBYRANK', starts, 0, -(rateMax + 1))
-  return rateMax - redis.call('ZCARD', starts), rateMax, per
+  return logTokens(starts, rateMax, per, now), rateMax, per
 end
 
 -- A candidate of a flow key at its limit, or queued behind parked tasks of its key (FIFO
@@ -197,7 +196,7 @@ local function claim(now, pool, max, workerId, leaseUntil)
   end
   if rateBound and (not wake or wake > at) and
       redis.call('EXISTS', P .. 'ready:' .. pool) == 1 and redis.call('ZCARD', starts) >= rateMax then
-    local next = tonumber(redis.call('ZRANGE', starts, 0, 0, 'WITHSCORES')[2]) + per
+    local next = logNextAt(starts, per, at)
     if not wake or next < wake then wake = next end
   end
   return held(out, wake)

@@ -28,6 +28,7 @@
 --- @include "prefix"
 --- @include "values"
 --- @include "publish"
+--- @include "start-log"
 
 -- Running and parked tasks of a key share one counter, `rp` = running + PARKED_UNIT *
 -- parked, so the hot paths (a claim, a completion) touch the key with one HINCRBY.
@@ -52,10 +53,7 @@ end
 local function flowTokens(key, f, now)
   if not f.rate then return math.huge end
   if f.tokensAt ~= now then
-    local starts = P .. 'flowstarts:' .. key
-    redis.call('ZREMRANGEBYSCORE', starts, '-inf', text(now - f.per))
-    redis.call('ZREMRANGEBYRANK', starts, 0, -(f.rate + 1))
-    f.tokens, f.tokensAt = f.rate - redis.call('ZCARD', starts), now
+    f.tokens, f.tokensAt = logTokens(P .. 'flowstarts:' .. key, f.rate, f.per, now), now
   end
   return f.tokens
 end
@@ -90,6 +88,5 @@ end
 -- When the key's next token frees: its oldest logged start + per (now + per when the log
 -- is empty: tokens handed out now start no earlier).
 local function flowNextToken(key, f, now)
-  local oldest = redis.call('ZRANGE', P .. 'flowstarts:' .. key, 0, 0, 'WITHSCORES')[2]
-  return (tonumber(oldest) or now) + f.per
+  return logNextAt(P .. 'flowstarts:' .. key, f.per, now)
 end
