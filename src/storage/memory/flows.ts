@@ -13,6 +13,7 @@ import {
   type StorageEvent,
 } from "../types.ts";
 import type { Row } from "./task-table.ts";
+import { logTokens } from "./start-log.ts";
 
 /** Candidates a claim may scan past its `max` (parking those of keys at their limit). */
 export const FLOW_SCAN_EXTRA = 64;
@@ -95,12 +96,9 @@ export class FlowTable {
     const { rate, periodMs } = f.limits;
     if (rate === null || periodMs === null) return Infinity;
     const log = this.#starts.get(key) ?? [];
-    let drop = 0;
-    while (drop < log.length && log[drop] <= now - periodMs) drop++;
-    drop = Math.max(drop, log.length - rate);
-    if (drop > 0) log.splice(0, drop);
+    const tokens = logTokens(log, rate, periodMs, now);
     if (log.length === 0) this.#starts.delete(key);
-    return rate - log.length;
+    return tokens;
   }
 
   /** How many more tasks of `key` may start now, and the limit that binds when none may. */

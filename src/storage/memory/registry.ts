@@ -14,6 +14,7 @@ import type {
 } from "../params.ts";
 import type { InstanceRegistry } from "../storage.ts";
 import type { InstanceInfo, PoolControl } from "../types.ts";
+import { logTokens } from "./start-log.ts";
 
 export class InstanceTable implements InstanceRegistry {
   readonly #events: Listeners;
@@ -52,12 +53,7 @@ export class InstanceTable implements InstanceRegistry {
   rateTokens(pool: string, now: number): number {
     const rate = this.#pools.get(pool)?.rateLimit;
     if (!rate) return Infinity;
-    const log = this.#starts.get(pool) ?? [];
-    let drop = 0;
-    while (drop < log.length && log[drop] <= now - rate.perMs) drop++;
-    drop = Math.max(drop, log.length - rate.max);
-    if (drop > 0) log.splice(0, drop);
-    return rate.max - log.length;
+    return logTokens(this.#starts.get(pool) ?? [], rate.max, rate.perMs, now);
   }
 
   /** Logs `n` starts at `now` (rate-limited pools only). */
