@@ -6,7 +6,7 @@
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { harness, type StorageFactory } from "./harness.ts";
+import { harness, type StorageFactory, T0 } from "./harness.ts";
 import { Faults } from "../helpers/faulty-storage.ts";
 import { gate } from "../../scripts/tools/wait.ts";
 import type { Harness } from "./harness.ts";
@@ -188,6 +188,36 @@ export function faultsSuite(backend: string, factory: StorageFactory): void {
         assert.deepEqual(faults.applied, ["fail:reject", "fail:reject", "fail:reject"]);
         assert.deepEqual(await attempts(h, id), ["retrying", "succeeded"]);
         assert.equal((await h.s.stats()).totals.failedAttempts, 1);
+      } finally {
+        await h.close();
+      }
+    });
+
+    it("a promotion and an expiry the store refuses are retried on their own, not left to the next scan", async () => {
+      const faults = new Faults();
+      // A look-ahead scan an hour apart: only the duties' own retries can recover in time.
+      const h = await harness(factory, { faults, lookAheadMs: 3_600_000 });
+      try {
+        await h.s.pause("default");
+        const expiring = await h.s.submit({ type: "t", expiresIn: 500 });
+        const delayed = await h.s.submit({ type: "t", pool: "elsewhere", delay: 500 });
+        faults.inject("promoteDue", "reject", 2);
+        faults.inject("expireDue", "reject", 2);
+        await h.clock.advance(500);
+        await h.eventually(async () => {
+          await h.clock.advance(100);
+          const [e, d] = await Promise.all([h.s.get(expiring), h.s.get(delayed)]);
+          return e?.status === "expired" && d?.status === "queued";
+        }, "expired and promoted after the refusals");
+        const late = h.clock.now() - (T0 + 500);
+        assert.ok(late <= 5_000, `recovered ${late} ms after the due time (the retries' back-off)`);
+        const applied = faults.applied.slice().sort();
+        assert.deepEqual(applied, [
+          "expireDue:reject",
+          "expireDue:reject",
+          "promoteDue:reject",
+          "promoteDue:reject",
+        ]);
       } finally {
         await h.close();
       }

@@ -50,6 +50,16 @@ export const MUTANTS: Mutant[] = [
     filter: "does not block another key",
   },
   {
+    id: "due-duty-drops-failed-run",
+    why:
+      "a promotion or expiry the store refused is retried with back-off, not left to the next scan",
+    file: "src/worker/due-duty.ts",
+    find: "if (this.#retry === undefined && !this.#stopped) {",
+    replace: "if (this.#retry === undefined && this.#stopped) {",
+    tests: [MEMORY],
+    filter: "retried on their own",
+  },
+  {
     id: "ended-parked-task-stays-parked",
     why: "a parked task that ends (expired, cancelled) leaves its key's parked set",
     file: "src/storage/redis/lua/includes/move.lua",
