@@ -82,7 +82,7 @@ export class DueDuty {
   /** Makes sure the wheel fires at the tick that covers `at` (inside the look-ahead). */
   arm(at: number): void {
     const { wheel, clock, lookAheadMs } = this.#o;
-    if (this.#stopped || at > clock.now() + lookAheadMs) return; // a later scan arms it
+    if (at > clock.now() + lookAheadMs) return; // a later scan arms it
     // One entry per tick of the wheel's own grid: everything due in that tick fires with it,
     // and rounding on any other grid could add a second tick of lateness.
     const tick = wheel.firesAt(at);
