@@ -85,6 +85,8 @@ export class WorkerPool {
   /** The wake-up armed for when the rate limit allows the next start (Infinity: none). */
   #heldUntil = Infinity;
   #heldTimer: unknown;
+  /** The earliest wake-up asked for past the armed one: armed when that one fires. */
+  #heldLater = Infinity;
   readonly #outcomes: OutcomeDeps;
 
   constructor(name: string, size: number, deps: PoolDeps) {
@@ -121,20 +123,33 @@ export class WorkerPool {
     if (this.#heldTimer !== undefined) this.#deps.clock.clearTimer(this.#heldTimer);
     this.#heldTimer = undefined;
     this.#heldUntil = Infinity;
+    this.#heldLater = Infinity;
   }
 
   /**
-   * Wakes the pool at `at`, when its rate limit allows the next start: no event announces
-   * that moment. One timer per pool; an earlier one armed already covers a later time.
+   * Wakes the pool at `at`, when its rate limit (or a flow key's) allows the next start: no
+   * event announces that moment. One timer per pool; a later time asked for meanwhile is
+   * kept and armed when it fires, since the earlier wake's claim may not answer it again
+   * (another claim drew the tokens it was for).
    */
   #wakeAt(at: number): void {
     const { clock } = this.#deps;
-    if (this.#stopped || at >= this.#heldUntil) return;
-    if (this.#heldTimer !== undefined) clock.clearTimer(this.#heldTimer);
+    if (this.#stopped || at === this.#heldUntil) return;
+    if (at > this.#heldUntil) {
+      this.#heldLater = Math.min(this.#heldLater, at);
+      return;
+    }
+    if (this.#heldTimer !== undefined) {
+      clock.clearTimer(this.#heldTimer);
+      this.#heldLater = Math.min(this.#heldLater, this.#heldUntil);
+    }
     this.#heldUntil = at;
     this.#heldTimer = clock.setTimer(() => {
       this.#heldTimer = undefined;
       this.#heldUntil = Infinity;
+      const later = this.#heldLater;
+      this.#heldLater = Infinity;
+      if (later !== Infinity) this.#wakeAt(later);
       this.wake();
     }, Math.max(0, at - clock.now()));
   }

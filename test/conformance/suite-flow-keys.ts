@@ -8,6 +8,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { harness, type StorageFactory, T0 } from "./harness.ts";
 import { gate } from "../../scripts/tools/wait.ts";
+import { leaseOf, newTask } from "../../scripts/tools/new-task.ts";
 
 /** A handler that holds each attempt until released, recording start order and peaks. */
 function holder() {
@@ -270,6 +271,50 @@ export function flowKeysSuite(backend: string, factory: StorageFactory): void {
         }
         await h.eventually(async () => (await h.s.stats()).flowKeys.length === 0, "the key idle");
         assert.equal((await h.s.stats()).pools.default.parked, 0);
+      } finally {
+        await h.close();
+      }
+    });
+
+    it("a claim that takes a rate key's last tokens answers when its next token frees", async () => {
+      const h = await harness(factory, { start: false });
+      try {
+        const flowControl = { key: "tok", parallelism: null, rate: 2, periodMs: 1_000 };
+        const tasks = Array.from({ length: 6 }, (_, i) => newTask(`r${i}`, T0, { flowControl }));
+        await h.storage.enqueue({ tasks, now: T0 });
+        const owner = { workerId: "w", leaseMs: 60_000 };
+        const first = await h.storage.claim({ pool: "default", max: 10, owner, now: T0 });
+        assert.deepEqual(first.map((t) => t.id), ["r0", "r1"]);
+        assert.equal(first.heldUntil, T0 + 1_000, "the claim that parked the rest");
+        // Another process's wheel fires the key's wake: two tasks go back to ready.
+        await h.storage.promoteDue({ now: T0 + 1_000, limit: 10 });
+        // This claim meets no parked task of the key, yet drains its tokens: it must say when
+        // the next one frees, or its worker would wait for the wheel's next tick.
+        const second = await h.storage.claim({ pool: "default", max: 10, owner, now: T0 + 1_000 });
+        assert.deepEqual(second.map((t) => t.id), ["r2", "r3"]);
+        assert.equal(second.heldUntil, T0 + 2_000);
+      } finally {
+        await h.close();
+      }
+    });
+
+    it("a batch of completions moves back only as many parked tasks as slots freed", async () => {
+      const h = await harness(factory, { start: false });
+      try {
+        const flowControl = { key: "churn", parallelism: 3, rate: null, periodMs: null };
+        const tasks = Array.from({ length: 12 }, (_, i) => newTask(`c${i}`, T0, { flowControl }));
+        await h.storage.enqueue({ tasks, now: T0 });
+        const owner = { workerId: "w", leaseMs: 60_000 };
+        const running = await h.storage.claim({ pool: "default", max: 12, owner, now: T0 });
+        assert.equal(running.length, 3);
+        for (const t of running.slice(0, 2)) {
+          await h.storage.complete({ lease: leaseOf(t, "w"), result: null, now: T0 + 1 });
+        }
+        const parked = (await h.storage.list({ status: "queued", limit: 100 })).items
+          .filter((t) => t.waitingFor !== null);
+        assert.equal(parked.length, 9 - 2, "two slots freed: two tasks back in ready");
+        const next = await h.storage.claim({ pool: "default", max: 12, owner, now: T0 + 2 });
+        assert.deepEqual(next.map((t) => t.id), ["c3", "c4"]);
       } finally {
         await h.close();
       }

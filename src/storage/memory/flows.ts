@@ -70,6 +70,10 @@ export class FlowTable {
   readonly #starts = new Map<string, number[]>();
   /** Rate wake-ups: key -> when (the `~<key>` markers of the delayed set). */
   readonly wakes = new Map<string, number>();
+  /** The earliest wake armed or found armed since {@link armed} was last read. */
+  #armed: number | undefined;
+  /** Keys that started a task under a rate limit since then. */
+  readonly #rated = new Set<string>();
   /** Parked tasks per pool (they count as queued). */
   readonly parkedByPool = new Map<string, number>();
 
@@ -132,6 +136,7 @@ export class FlowTable {
     const f = this.#flow(key);
     f.running++;
     if (f.limits.rate === null) return;
+    this.#rated.add(key);
     let log = this.#starts.get(key);
     if (!log) this.#starts.set(key, log = []);
     log.push(now);
@@ -157,6 +162,8 @@ export class FlowTable {
   /** Arms the key's wake for `at`; an earlier one stays (it re-arms when it fires). */
   wakeAt(key: string, at: number): void {
     const current = this.wakes.get(key);
+    const due = current !== undefined && current < at ? current : at;
+    if (this.#armed === undefined || due < this.#armed) this.#armed = due;
     if (current !== undefined && current <= at) return;
     this.wakes.set(key, at);
     this.#d.emit({ kind: "delayed", id: `~${key}`, runAt: at });
@@ -169,14 +176,14 @@ export class FlowTable {
   }
 
   /**
-   * Moves the key's first parked rows back to ready, as many as it has room for (at most
-   * FLOW_UNPARK_BOUND), and makes sure the rest have a wake coming.
+   * Moves the key's first parked rows back to ready, as many as it has room for and at most
+   * `most` (default and at most FLOW_UNPARK_BOUND), and makes sure the rest have a wake coming.
    */
-  unpark(key: string, now: number): void {
+  unpark(key: string, now: number, most?: number): void {
     const f = this.#flows.get(key);
     if (!f || f.parkedCount === 0) return;
     const { room, why } = this.room(key, now);
-    let n = Math.min(room, FLOW_UNPARK_BOUND);
+    let n = Math.min(room, most ?? FLOW_UNPARK_BOUND);
     while (n > 0 && f.parked.size > 0) {
       const entry = f.parked.pop()!;
       if (!this.#live(entry)) continue;
@@ -189,20 +196,21 @@ export class FlowTable {
       this.#d.emit({ kind: "ready", pool: row.pool });
     }
     if (f.parkedCount === 0) return;
-    if (room > FLOW_UNPARK_BOUND) this.wakeAt(key, now);
+    if (room > FLOW_UNPARK_BOUND && most === undefined) this.wakeAt(key, now);
     else if (why === "rate" || (f.limits.rate !== null && room === this.#tokens(key, f, now))) {
       this.wakeAt(key, this.nextToken(key, now));
     }
   }
 
   /**
-   * A task of `key` stopped running: its slot frees. An idle key (nothing running or
+   * A task of `key` stopped running: its slot frees for one parked row (more room is the
+   * rate's, whose wake unparks it; lua flowStopped). An idle key (nothing running or
    * parked) is forgotten; its next claim restores its limits (restore()).
    */
   stopped(key: string, now: number): void {
     const f = this.#flow(key);
     f.running--;
-    if (f.parkedCount > 0) this.unpark(key, now);
+    if (f.parkedCount > 0) this.unpark(key, now, 1);
   }
 
   /**
@@ -252,6 +260,22 @@ export class FlowTable {
       if (out.length === FLOW_KEYS_LISTED) break;
     }
     return out;
+  }
+
+  /**
+   * The earliest wake of the keys armed, found armed or drawn on for tokens (with parked
+   * rows) since the last read, and forgets them (lua flowArmed): a claim answers it, so its
+   * worker's own timer wakes a key it drained.
+   */
+  armed(): number | undefined {
+    for (const key of this.#rated) {
+      const at = this.#flows.get(key)?.parkedCount ? this.wakes.get(key) : undefined;
+      if (at !== undefined && (this.#armed === undefined || at < this.#armed)) this.#armed = at;
+    }
+    const at = this.#armed;
+    this.#armed = undefined;
+    this.#rated.clear();
+    return at;
   }
 
   /** Unparks the keys whose wake is due at `now` (a claim does this first). */

@@ -91,6 +91,7 @@ export class MemoryQueue implements QueueStore {
 
   claim({ pool, max, owner, now }: ClaimParams): Promise<Claimed> {
     const out: Claimed = [];
+    this.#t.flows.armed();
     this.#t.flows.due(now);
     if (this.#m.p.isPaused(pool)) return Promise.resolve(out);
     // The pool's cluster-wide limits (lua/claim-1.lua): room under the global limit, then
@@ -162,11 +163,10 @@ export class MemoryQueue implements QueueStore {
       flows.unpark(key, now);
       wake = now;
     }
-    for (const key of rateParked) {
-      const next = flows.nextToken(key, now);
-      flows.wakeAt(key, next);
-      if (wake === undefined || next < wake) wake = next;
-    }
+    for (const key of rateParked) flows.wakeAt(key, flows.nextToken(key, now));
+    // The keys this claim parked, unparked or took tokens of: their next wake is ours too.
+    const armed = flows.armed();
+    if (armed !== undefined && (wake === undefined || armed < wake)) wake = armed;
     if (rateBound && (wake === undefined || wake > now) && this.#t.readyCount(pool) > 0) {
       const at = limits.nextStartAt(pool);
       if (at !== undefined && (wake === undefined || at < wake)) wake = at;

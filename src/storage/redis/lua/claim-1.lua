@@ -69,7 +69,7 @@ local function take(now, pool, max, workerId, leaseUntil)
   -- ZRANGE + ZREM rather than ZPOPMIN: a popped score is formatted as text, which costs more
   -- than the second call.
   local ready = P .. 'ready:' .. pool
-  if max <= 0 then return {}, false end
+  if max <= 0 then return {}, flowArmed() end
   local budget = max + FLOW_SCAN_EXTRA
   local at = tonumber(now)
   -- heads: per flow key, the first of its parked tasks ({score, member}, false: none).
@@ -112,7 +112,7 @@ local function take(now, pool, max, workerId, leaseUntil)
           if room > 0 and behind then unpark[fk] = true end
         end
         if room > 0 and not behind then
-          if fk then flowTake(flowOf(fk)) end
+          if fk then flowTake(fk, flowOf(fk)) end
           picked[#picked + 1] = {id, v}
         else
           if why == 'rate' then rateParked[fk] = true end
@@ -133,11 +133,10 @@ local function take(now, pool, max, workerId, leaseUntil)
     unparkFlow(fk, at)
     wake = at
   end
-  for fk in pairs(rateParked) do
-    local next = flowNextToken(fk, flowOf(fk), at)
-    flowWakeAt(fk, next)
-    if not wake or next < wake then wake = next end
-  end
+  for fk in pairs(rateParked) do flowWakeAt(fk, flowNextToken(fk, flowOf(fk), at)) end
+  -- The keys this claim parked, unparked or took tokens of: their next wake is ours too.
+  local armed = flowArmed()
+  if armed and (not wake or armed < wake) then wake = armed end
   if #picked == 0 then return {}, wake end
   local out, leases = {}, {}
   local claimSeq = redis.call('INCRBY', P .. 'seq', #picked) - #picked
@@ -170,6 +169,7 @@ local function held(out, wake)
 end
 
 local function claim(now, pool, max, workerId, leaseUntil)
+  flowArmed()
   flowDue(tonumber(now))
   local c = redis.call('HMGET', P .. 'control', 'paused:*', 'paused:' .. pool, 'global:' .. pool,
     'rate:' .. pool)

@@ -26,9 +26,12 @@ local function flowRestore(key, f, body, now)
 end
 
 -- A task of the key is taken by a claim (after flowRoom: its tokens are counted at now).
-local function flowTake(f)
+local function flowTake(key, f)
   f.run = f.run + 1
-  if f.rate then f.tokens = f.tokens - 1 end
+  if f.rate then
+    f.tokens = f.tokens - 1
+    FLOW_RATED[key] = true
+  end
 end
 
 -- The claim's writes for a task flowTake counted: one more running, its start logged.

@@ -68,11 +68,29 @@ end
 
 local MARKER_SEQ = string.format(SEQ_FORMAT, 0)
 
+-- Per claim: the earliest wake of the keys it armed or found armed, and the keys it took
+-- rate tokens of. The claim answers the earliest of those keys' wakes, so its worker's own
+-- timer wakes a key it drained (another process's promoteDue may have armed it).
+local FLOW_ARMED, FLOW_RATED = nil, {}
+
+-- The earliest such wake since the last call of this (nil: none), and forgets them.
+local function flowArmed()
+  for key in pairs(FLOW_RATED) do
+    local at = FLOWS[key].parked > 0 and tonumber(redis.call('ZSCORE', P .. 'flowwakes', key))
+    if at and (not FLOW_ARMED or at < FLOW_ARMED) then FLOW_ARMED = at end
+  end
+  local at = FLOW_ARMED
+  FLOW_ARMED, FLOW_RATED = nil, {}
+  return at
+end
+
 -- Arms the key's wake for `at`: in flowwakes (claims take due ones: the worker that parked
 -- the key claims again then) and as a marker in `delayed` (promoteDue: the durable
 -- backstop every process arms its wheel for). An earlier wake stays (it re-arms).
 local function flowWakeAt(key, at)
   local current = redis.call('ZSCORE', P .. 'flowwakes', key)
+  local due = current and math.min(tonumber(current), at) or at
+  if not FLOW_ARMED or due < FLOW_ARMED then FLOW_ARMED = due end
   if current and tonumber(current) <= at then return end
   redis.call('ZADD', P .. 'flowwakes', text(at), key)
   redis.call('ZADD', P .. 'delayed', text(at), MARKER_SEQ .. '~' .. key)

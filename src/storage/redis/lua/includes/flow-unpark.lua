@@ -8,13 +8,14 @@
 --- @include "publish"
 
 -- Moves the key's first parked tasks back to their ready queues, as many as it has room
--- for (at most FLOW_UNPARK_BOUND a call), and makes sure the rest have a wake coming.
-local function unparkFlow(key, now)
+-- for and at most `most` (default and at most FLOW_UNPARK_BOUND a call), and makes sure the
+-- rest have a wake coming.
+local function unparkFlow(key, now, most)
   local parked = P .. 'parked:' .. key
   local f = flowOf(key)
   if f.parked <= 0 then return 0 end
   local room, why = flowRoom(key, f, now)
-  local n = math.min(room, FLOW_UNPARK_BOUND)
+  local n = math.min(room, most or FLOW_UNPARK_BOUND)
   if n > 0 then
     local moved = redis.call('ZRANGE', parked, 0, n - 1, 'WITHSCORES')
     local members = {}
@@ -35,7 +36,7 @@ local function unparkFlow(key, now)
     redis.call('HINCRBY', P .. 'flow:' .. key, 'rp', -PARKED_UNIT * #members)
     if f.parked <= 0 then return #members end
   end
-  if room > FLOW_UNPARK_BOUND then
+  if room > FLOW_UNPARK_BOUND and not most then
     flowWakeAt(key, now)
   elseif why == 'rate' or (f.rate and room == flowTokens(key, f, now)) then
     flowWakeAt(key, flowNextToken(key, f, now))
@@ -43,13 +44,15 @@ local function unparkFlow(key, now)
   return n
 end
 
--- A task of the key stopped running (ended, handed back, recovered): its slot frees.
+-- A task of the key stopped running (ended, handed back, recovered): its slot frees, for
+-- one parked task (more room than that is the rate's, whose wake unparks it: moving more
+-- here would move the same room again at each stop of a batch).
 local function flowStopped(key, now)
   local rp = redis.call('HINCRBY', P .. 'flow:' .. key, 'rp', -1)
   local f = FLOWS[key]
   if f then f.run = f.run - 1 end
   -- Parked tasks of the key (rp counts them in units of PARKED_UNIT) may take the slot.
-  if rp >= PARKED_UNIT then unparkFlow(key, now) end
+  if rp >= PARKED_UNIT then unparkFlow(key, now, 1) end
 end
 
 -- A parked task left `queued` (cancelled, expired): out of its key's parked set.

@@ -1,0 +1,89 @@
+/**
+ * A pool's wake-ups at the times its claims answer (`heldUntil`: when a rate limit next
+ * allows a start; no event announces that moment): a later time asked for while an earlier
+ * wake is armed is kept, and claimed at, even when the earlier wake's claim says nothing.
+ */
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { ManualClock } from "../../src/core/clock.ts";
+import { WorkerPool } from "../../src/worker/pool.ts";
+import { silentLogger } from "../../src/worker/middleware.ts";
+import type { Claimed, QueueStore } from "../../src/storage/storage.ts";
+
+/** A store whose claims answer no task and the scripted `heldUntil`s, logging when each ran. */
+function scriptedStore(answers: (number | undefined)[]) {
+  const claims: number[] = [];
+  const storage = new Proxy({} as QueueStore, {
+    get: (_, name) =>
+      name === "claim"
+        ? ({ now }: { now: number }): Promise<Claimed> => {
+          claims.push(now);
+          const out: Claimed = [];
+          const at = answers.shift();
+          if (at !== undefined) out.heldUntil = at;
+          return Promise.resolve(out);
+        }
+        : () => Promise.reject(new Error(`unexpected ${String(name)}`)),
+  });
+  return { storage, claims };
+}
+
+function pool(storage: QueueStore, clock: ManualClock) {
+  return new WorkerPool("p", 4, {
+    storage,
+    clock,
+    logger: silentLogger,
+    workerId: "w",
+    leaseMs: 10_000,
+    handlers: new Map(),
+    middleware: [],
+    running: new Map(),
+    onAttempt: () => {},
+    wantsAttempts: () => false,
+    onIdle: () => {},
+  });
+}
+
+describe("pool wake-ups at heldUntil", () => {
+  it("claims at a later wake asked for while an earlier one was armed", async () => {
+    const clock = new ManualClock(1_000);
+    // Start: wake at 1100. An event's claim: wake at 1300. The 1100 claim: nothing to say.
+    const { storage, claims } = scriptedStore([1_100, 1_300, undefined, undefined]);
+    const p = pool(storage, clock);
+    p.start();
+    await clock.advance(0);
+    p.wake();
+    await clock.advance(0);
+    assert.deepEqual(claims, [1_000, 1_000]);
+    await clock.advance(400);
+    assert.deepEqual(claims, [1_000, 1_000, 1_100, 1_300]);
+    p.stop();
+  });
+
+  it("an earlier wake asked for replaces the armed one, which still fires after", async () => {
+    const clock = new ManualClock(1_000);
+    const { storage, claims } = scriptedStore([1_300, 1_100, undefined, undefined]);
+    const p = pool(storage, clock);
+    p.start();
+    await clock.advance(0);
+    p.wake();
+    await clock.advance(0);
+    await clock.advance(400);
+    assert.deepEqual(claims, [1_000, 1_000, 1_100, 1_300]);
+    p.stop();
+  });
+
+  it("a stopped pool arms nothing it was asked for", async () => {
+    const clock = new ManualClock(1_000);
+    const { storage, claims } = scriptedStore([1_100, 1_300]);
+    const p = pool(storage, clock);
+    p.start();
+    await clock.advance(0);
+    p.wake();
+    await clock.advance(0);
+    p.stop();
+    await clock.advance(1_000);
+    assert.deepEqual(claims, [1_000, 1_000]);
+    assert.equal(clock.pendingTimers, 0);
+  });
+});
