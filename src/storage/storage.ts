@@ -128,7 +128,9 @@ export interface QueueStore {
    * taken by the next claim at or after it, or by {@link promoteDue} (its `~<key>` entry in
    * the delayed set). Due wakes are taken first by every claim. `heldUntil` is then also
    * `now` (claim again at once: the scan stopped at its bound, or it unparked older tasks)
-   * or the earliest next token of a key it parked for rate, whichever is earliest.
+   * or the earliest next wake of a key it parked for rate or whose tokens it drew while
+   * tasks of the key stay parked, whichever is earliest. A task that stops running frees
+   * its key's slot for one parked task (the key's rate wake unparks what its tokens allow).
    */
   claim(p: ClaimParams): Promise<Claimed>;
 

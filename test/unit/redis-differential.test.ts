@@ -84,7 +84,7 @@ async function flowInvariants(
     const mine = all.filter((t) => t.flowControl?.key === key);
     const running = mine.filter((t) => t.status === "running").length;
     // One counter: running + 2^20 * parked (lua/includes/flow-state.lua).
-    const rp = Number(await transport.send(["HGET", `${redis.prefix}flow:${key}`, "rp"]) ?? 0);
+    const rp = Number(await transport.send(["HGET", `${redis.prefix}flowrp`, key]) ?? 0);
     assert.equal(rp % 2 ** 20, running, `${where}: running count of ${key}`);
     const parked = await transport.send(["ZCARD", `${redis.prefix}parked:${key}`]);
     const waiting = mine.filter((t) => t.waitingFor !== null).length;

@@ -78,6 +78,15 @@ export const MUTANTS: Mutant[] = [
     filter: "rate-parked key wakes when its next token frees",
   },
   {
+    id: "claim-never-writes-flow-counts",
+    why: "a claim's takes and parks of flow keys are stored (one write for the whole batch)",
+    file: "src/storage/redis/lua/claim-1.lua",
+    find: "flowFlush()\nreturn done(replies)",
+    replace: "return done(replies)",
+    tests: [REDIS],
+    filter: "parallelism 2 is never exceeded",
+  },
+  {
     id: "claim-forgets-drained-key-wake",
     why: "a claim that draws a rate key's tokens says when its next token frees",
     file: "src/storage/redis/lua/includes/flow-state.lua",

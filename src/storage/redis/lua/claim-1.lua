@@ -84,6 +84,14 @@ local function take(now, pool, max, workerId, leaseUntil)
     -- A short read took the queue's last candidates: nothing is left to read on.
     exhausted = #batch < asked
     if #batch == 0 then break end
+    -- The batch's tasks first, then their flow keys' state in one read.
+    local values, fks = {}, {}
+    for i = 1, #batch do
+      local v = redis.call('HMGET', tkey(string.sub(batch[i], SEQ_WIDTH + 1)), unpack(CLAIMED_FIELDS))
+      values[i] = v
+      if v[FK] then fks[#fks + 1] = v[FK] end
+    end
+    flowLoad(fks)
     local gone = {}
     for i = 1, #batch do
       if #picked >= max then break end
@@ -91,7 +99,7 @@ local function take(now, pool, max, workerId, leaseUntil)
       local id = string.sub(member, SEQ_WIDTH + 1)
       gone[#gone + 1] = member
       scanned = scanned + 1
-      local v = redis.call('HMGET', tkey(id), unpack(CLAIMED_FIELDS))
+      local v = values[i]
       -- Never starts a task past its expiry: it ends expired instead (in the scan's budget).
       if expiryDue and v[STATUS] == 'queued' and expiredBy(v[EXPIRES_AT], at) then
         expireTask(load(id), at)
@@ -207,4 +215,5 @@ for i = 1, #ARGV, 5 do
   replies[#replies + 1] = claim(ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2]), ARGV[i + 3],
     text(tonumber(ARGV[i]) + tonumber(ARGV[i + 4])))
 end
+flowFlush()
 return done(replies)

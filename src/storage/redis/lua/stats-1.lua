@@ -42,8 +42,10 @@ for _, type in ipairs(redis.call('ZRANGE', P .. 'types', 0, 999)) do
   durations[#durations + 1] = redis.call('LRANGE', P .. 'durations:' .. type, 0, -1)
 end
 local busy = {}
-for _, key in ipairs(redis.call('ZREVRANGE', P .. 'flowkeys', 0, FLOW_KEYS_SCAN - 1)) do
-  local f = flowOf(key)
+local newest = redis.call('ZREVRANGE', P .. 'flowkeys', 0, FLOW_KEYS_SCAN - 1)
+flowLoad(newest)
+for _, key in ipairs(newest) do
+  local f = FLOWS[key]
   if f.run > 0 or f.parked > 0 then
     for _, v in ipairs({key, f.par or '', f.rate or '', f.per or '', f.run, f.parked}) do
       busy[#busy + 1] = v

@@ -14,15 +14,11 @@ local function flowRestore(key, f, body, now)
   redis.call('ZADD', P .. 'flowkeys', text(now), key)
   local fc = cjson.decode(body).flowControl
   if type(fc) ~= 'table' then return end
-  local fields = {}
-  for field, name in pairs({par = 'parallelism', rate = 'rate', per = 'periodMs'}) do
-    if type(fc[name]) == 'number' then
-      f[field] = fc[name]
-      fields[#fields + 1] = field
-      fields[#fields + 1] = text(fc[name])
-    end
-  end
-  if #fields > 0 then redis.call('HSET', P .. 'flow:' .. key, unpack(fields)) end
+  local limit = function(name) return type(fc[name]) == 'number' and fc[name] or nil end
+  f.par, f.rate, f.per = limit('parallelism'), limit('rate'), limit('periodMs')
+  if not (f.par or f.rate) then return end
+  redis.call('HSET', P .. 'flowlimits', key,
+    flowLimitsText(f.par and text(f.par), f.rate and text(f.rate), f.per and text(f.per)))
 end
 
 -- A task of the key is taken by a claim (after flowRoom: its tokens are counted at now).
@@ -34,9 +30,25 @@ local function flowTake(key, f)
   end
 end
 
+-- Keys whose rp this call changed in FLOWS only: flowFlush writes them, once.
+local FLOW_DIRTY = {}
+
+-- Writes the rp of every key the claim changed in FLOWS, with one HSET (FLOWS holds each
+-- key's whole state: every other write of this call went through it too).
+local function flowFlush()
+  local fields = {}
+  for key in pairs(FLOW_DIRTY) do
+    local f = FLOWS[key]
+    fields[#fields + 1] = key
+    fields[#fields + 1] = text(f.run + PARKED_UNIT * f.parked)
+  end
+  FLOW_DIRTY = {}
+  if #fields > 0 then redis.call('HSET', P .. 'flowrp', unpack(fields)) end
+end
+
 -- The claim's writes for a task flowTake counted: one more running, its start logged.
 local function flowLog(key, f, now, token)
-  redis.call('HINCRBY', P .. 'flow:' .. key, 'rp', 1)
+  FLOW_DIRTY[key] = true
   if f.rate then
     local starts = P .. 'flowstarts:' .. key
     redis.call('ZADD', starts, text(now), token)
@@ -60,7 +72,7 @@ end
 local function park(id, key, pool, score, member, why)
   local f = flowOf(key)
   f.parked = f.parked + 1
-  redis.call('HINCRBY', P .. 'flow:' .. key, 'rp', PARKED_UNIT)
+  FLOW_DIRTY[key] = true
   redis.call('ZADD', P .. 'parked:' .. key, score, member)
   redis.call('HSET', tkey(id), 'wf', why)
   bump(P .. 'flowparked', pool, 1)

@@ -3,8 +3,10 @@
   key run at once and at most `rate` start per `per` ms, across the cluster (the memory
   store's flows.ts does the same).
 
-  flow:<key>        hash  par, rate, per (absent = no such limit: the latest submit's),
-                          rp = running + PARKED_UNIT * parked tasks of the key
+  flowlimits        hash  key -> "par|rate|per" (empty = no such limit: the latest submit's)
+  flowrp            hash  key -> rp = running + PARKED_UNIT * parked tasks of the key
+                          (two hashes for every key, not one per key: a claim reads the
+                          keys of its whole batch with one HMGET each, and writes once)
   flowkeys          zset  key -> its last submit: flowSweep (recoverExpired) forgets a key
                           not submitted for FLOW_IDLE_TTL_MS while nothing of it runs or
                           is parked (a claim of one of its tasks later restores the limits
@@ -37,16 +39,51 @@ local PARKED_UNIT = 1048576 -- 2^20 > MAX_FLOW_PARALLELISM
 -- Per call: key -> {par, rate, per, run, parked}; every change below writes through.
 local FLOWS = {}
 
-local function flowOf(key)
-  local f = FLOWS[key]
-  if not f then
-    local v = redis.call('HMGET', P .. 'flow:' .. key, 'par', 'rate', 'per', 'rp')
-    local rp = tonumber(v[4]) or 0
-    f = {par = num(v[1]), rate = num(v[2]), per = num(v[3]), run = rp % PARKED_UNIT,
-      parked = math.floor(rp / PARKED_UNIT)}
-    FLOWS[key] = f
+-- Parsed flowlimits values, by text: keys mostly share a few (parsing costs ~1 us a key).
+local LIMITS = {}
+
+-- A key's state from its flowlimits and flowrp values (false: absent).
+local function flowState(limits, rp)
+  limits = limits or ''
+  local l = LIMITS[limits]
+  if not l then
+    local par, rate, per = string.match(limits, '^([^|]*)|([^|]*)|([^|]*)$')
+    l = {num(par), num(rate), num(per)}
+    LIMITS[limits] = l
   end
-  return f
+  rp = tonumber(rp) or 0
+  return {par = l[1], rate = l[2], per = l[3], run = rp % PARKED_UNIT,
+    parked = math.floor(rp / PARKED_UNIT)}
+end
+
+-- Reads the state of those of `keys` not read yet in this call: one HMGET per hash.
+local function flowLoad(keys)
+  local todo, seen = {}, {}
+  for _, key in ipairs(keys) do
+    if not FLOWS[key] and not seen[key] then
+      seen[key] = true
+      todo[#todo + 1] = key
+    end
+  end
+  if #todo == 0 then return end
+  local limits = redis.call('HMGET', P .. 'flowlimits', unpack(todo))
+  local rps = redis.call('HMGET', P .. 'flowrp', unpack(todo))
+  for i, key in ipairs(todo) do FLOWS[key] = flowState(limits[i], rps[i]) end
+end
+
+local function flowOf(key)
+  if not FLOWS[key] then flowLoad({key}) end
+  return FLOWS[key]
+end
+
+-- The key's limits as stored in flowlimits ("" for none).
+local function flowLimitsText(par, rate, per)
+  return (par or '') .. '|' .. (rate or '') .. '|' .. (per or '')
+end
+
+-- Adds `delta` to the key's rp (HINCRBY: the reply is the new rp).
+local function flowAdd(key, delta)
+  return redis.call('HINCRBY', P .. 'flowrp', key, delta)
 end
 
 -- The key's rate tokens at `now` (math.huge: no rate), after trimming its start log.

@@ -11,9 +11,10 @@ local function flowSweep(now, limit)
   local stale = redis.call('ZRANGEBYSCORE', P .. 'flowkeys', '-inf', text(now - FLOW_IDLE_TTL_MS),
     'LIMIT', 0, limit)
   for _, key in ipairs(stale) do
-    if (tonumber(redis.call('HGET', P .. 'flow:' .. key, 'rp')) or 0) == 0 then
+    if (tonumber(redis.call('HGET', P .. 'flowrp', key)) or 0) == 0 then
       redis.call('ZREM', P .. 'flowkeys', key)
-      redis.call('DEL', P .. 'flow:' .. key)
+      redis.call('HDEL', P .. 'flowrp', key)
+      redis.call('HDEL', P .. 'flowlimits', key)
       FLOWS[key] = nil
     else
       redis.call('ZADD', P .. 'flowkeys', text(now), key)

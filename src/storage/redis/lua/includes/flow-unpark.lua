@@ -33,7 +33,7 @@ local function unparkFlow(key, now, most)
     end
     redis.call('ZREM', parked, unpack(members))
     f.parked = f.parked - #members
-    redis.call('HINCRBY', P .. 'flow:' .. key, 'rp', -PARKED_UNIT * #members)
+    flowAdd(key, -PARKED_UNIT * #members)
     if f.parked <= 0 then return #members end
   end
   if room > FLOW_UNPARK_BOUND and not most then
@@ -48,7 +48,7 @@ end
 -- one parked task (more room than that is the rate's, whose wake unparks it: moving more
 -- here would move the same room again at each stop of a batch).
 local function flowStopped(key, now)
-  local rp = redis.call('HINCRBY', P .. 'flow:' .. key, 'rp', -1)
+  local rp = flowAdd(key, -1)
   local f = FLOWS[key]
   if f then f.run = f.run - 1 end
   -- Parked tasks of the key (rp counts them in units of PARKED_UNIT) may take the slot.
@@ -58,7 +58,7 @@ end
 -- A parked task left `queued` (cancelled, expired): out of its key's parked set.
 local function flowLeftParked(key, pool, id, member)
   if redis.call('ZREM', P .. 'parked:' .. key, member) == 0 then return end
-  redis.call('HINCRBY', P .. 'flow:' .. key, 'rp', -PARKED_UNIT)
+  flowAdd(key, -PARKED_UNIT)
   local f = FLOWS[key]
   if f then f.parked = f.parked - 1 end
   redis.call('HDEL', tkey(id), 'wf')

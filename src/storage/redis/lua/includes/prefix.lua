@@ -49,8 +49,9 @@
     seq              string  the one monotonic counter (order, seq, claimSeq, history)
     stat-pools       zset    pools that ever had queued/running work, score = first use
     running          hash    pool -> running count
-    flow:<key>       hash    a flow control key's limits (par, rate, per: the latest submit's)
-                             and rp = running + 2^20 * parked tasks (includes/flow-state.lua)
+    flowlimits       hash    flow key -> its limits "par|rate|per" (the latest submit's)
+    flowrp           hash    flow key -> rp = running + 2^20 * parked tasks
+                             (includes/flow-state.lua)
     flowkeys         zset    flow key -> its last submit; keys idle a day are forgotten
     flowstarts:<key> zset    a rate-limited flow key's recent starts (score = start, member =
                              claim token), trimmed to its window and newest `rate`
