@@ -6,9 +6,12 @@ import type { Hono, MiddlewareHandler } from "hono";
 import {
   isName,
   NAME_RULE,
+  NEXT_RUNS_LISTED,
+  nextRuns,
   NotFoundError,
   parsePoolLimits,
   type Scheduler,
+  type ScheduleRecord,
   ValidationError,
 } from "../src/mod.ts";
 import { requiredBody, validate } from "./body.ts";
@@ -16,6 +19,20 @@ import type { SkedulrEnv } from "./env.ts";
 import { parseListQuery, PauseSchema, PoolSizeSchema } from "./schemas.ts";
 import { ApiError } from "./errors.ts";
 import { role } from "./roles.ts";
+
+/** A schedule id from the path, or a 400 naming it. */
+function scheduleId(id: string): string {
+  if (isName(id)) return id;
+  throw new ApiError("invalid_request", `Invalid schedule id ${JSON.stringify(id)}`, [{
+    path: "id",
+    message: NAME_RULE,
+  }]);
+}
+
+/** A schedule as the API answers it: the record and its next run times. */
+function scheduleView(s: ScheduleRecord) {
+  return { ...s, nextRuns: s.paused ? [] : nextRuns(s, NEXT_RUNS_LISTED) };
+}
 
 /** Registers the admin routes on the `/skedulr/api` app. */
 export function adminRoutes(
@@ -28,6 +45,39 @@ export function adminRoutes(
     role("read"),
     async (c) => c.json({ schedules: await scheduler.listSchedules() }),
   );
+
+  api.get("/schedules/:id", role("read"), async (c) => {
+    const id = scheduleId(c.req.param("id"));
+    const s = await scheduler.getSchedule(id);
+    if (!s) throw new NotFoundError("Schedule", id);
+    return c.json(scheduleView(s));
+  });
+
+  // Creates or replaces: the body is a task spec with `every` or `cron` (id: the path's).
+  api.put("/schedules/:id", role("admin"), body, async (c) => {
+    const id = scheduleId(c.req.param("id"));
+    const spec = requiredBody(c.var.body, "a schedule spec");
+    const { schedule, created } = await scheduler.putSchedule(id, spec);
+    if (created) c.header("Location", `/skedulr/api/schedules/${encodeURIComponent(id)}`);
+    return c.json(scheduleView(schedule), created ? 201 : 200);
+  });
+
+  for (const action of ["pause", "resume"] as const) {
+    api.post(`/schedules/:id/${action}`, role("admin"), async (c) => {
+      const id = scheduleId(c.req.param("id"));
+      const s = action === "pause"
+        ? await scheduler.pauseSchedule(id)
+        : await scheduler.resumeSchedule(id);
+      return c.json(scheduleView(s));
+    });
+  }
+
+  // One run now, outside the cadence: a submit of the schedule's template.
+  api.post("/schedules/:id/trigger", role("submit"), async (c) => {
+    const { id: taskId } = await scheduler.triggerSchedule(scheduleId(c.req.param("id")));
+    c.header("Location", `/skedulr/api/tasks/${encodeURIComponent(taskId)}`);
+    return c.json({ id: taskId, status: "queued" }, 201);
+  });
 
   api.delete("/schedules/:id", role("admin"), async (c) => {
     const id = c.req.param("id");

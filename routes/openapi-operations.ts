@@ -27,6 +27,14 @@ import {
   unavailable,
 } from "./openapi-parts.ts";
 
+/** POST /schedules/{id}/pause or /resume. */
+const scheduleAction = (id: string, summary: string) => ({
+  post: op(id, "Schedules", summary, {
+    parameters: [pathId("id", "Schedule id")],
+    responses: { "200": ok("The schedule", ref("ScheduleView")), ...NOT_FOUND },
+  }),
+});
+
 /** Schedules, workers, stats, pools and history. */
 export function operationPaths(a: string): Json {
   const O = "Operations";
@@ -46,10 +54,45 @@ export function operationPaths(a: string): Json {
       }),
     },
     [`${a}/schedules/{id}`]: {
+      get: op("getSchedule", "Schedules", "A schedule, with its next 5 run times", {
+        parameters: [pathId("id", "Schedule id")],
+        responses: { "200": ok("The schedule", ref("ScheduleView")), ...NOT_FOUND },
+      }),
+      put: op("putSchedule", "Schedules", "Create or replace a named schedule", {
+        description: "The body is a task spec with `every` or `cron` (its `id`, if any, the " +
+          "path's). A replacement keeps the schedule's runs, pause and creation time; an " +
+          "interval schedule given no `runAt` keeps its slots; no occurrence already fired " +
+          "fires again.",
+        parameters: [pathId("id", "Schedule id")],
+        requestBody: body(ref("TaskSpec")),
+        responses: {
+          "200": ok("Replaced", ref("ScheduleView")),
+          "201": { ...ok("Created", ref("ScheduleView")), headers: LOCATION },
+          ...BODY_ERRORS,
+          "409": failure("conflict: a task has this id"),
+        },
+      }),
       delete: op("deleteSchedule", "Schedules", "Delete a schedule (no further firings)", {
         parameters: [pathId("id", "Schedule id")],
         responses: {
           "200": ok("Deleted", obj({ id: str, status: { const: "deleted" } })),
+          ...NOT_FOUND,
+        },
+      }),
+    },
+    [`${a}/schedules/{id}/pause`]: scheduleAction("pauseSchedule", "Pause: nothing fires"),
+    [`${a}/schedules/{id}/resume`]: scheduleAction(
+      "resumeSchedule",
+      "Resume: missed occurrences follow catchUp",
+    ),
+    [`${a}/schedules/{id}/trigger`]: {
+      post: op("triggerSchedule", "Schedules", "One run now, outside the cadence", {
+        parameters: [pathId("id", "Schedule id")],
+        responses: {
+          "201": {
+            ...ok("The run", obj({ id: str, status: { const: "queued" } })),
+            headers: LOCATION,
+          },
           ...NOT_FOUND,
         },
       }),

@@ -164,8 +164,24 @@ function answerSchemas(): Json {
       lastRunId: nullable("string"),
       lastRunAt: nullable("integer"),
       skipIfRunning: bool,
+      catchUp: {
+        type: "string",
+        enum: ["none", "last", "all"],
+        description: "Missed occurrences: none run, the latest once, or each (at most 100)",
+      },
+      paused: bool,
+      lastFiredAt: {
+        ...nullable("integer"),
+        description: "The latest occurrence fired, skipped or caught up",
+      },
       createdAt: at("Created"),
     }),
+    ScheduleView: {
+      allOf: [
+        ref("Schedule"),
+        obj({ nextRuns: { ...list(int), description: "Next 5 run times (none while paused)" } }),
+      ],
+    },
     Worker: obj({
       id: str,
       host: str,

@@ -44,14 +44,18 @@ export {
   TaskSpecSchema,
 } from "./core/task-schema.ts";
 export {
+  CATCH_UP_MAX,
   DEFAULT_MIN_INTERVAL_MS,
   isWellFormed,
   MAX_EXPIRY_MS,
   MAX_GLOBAL_CONCURRENCY,
   MAX_RATE_LIMIT,
   MAX_RATE_PER_MS,
+  MISSED_AFTER_MS,
+  NEXT_RUNS_LISTED,
   textIssues,
 } from "./core/bounds.ts";
+export { nextRuns } from "./core/catch-up.ts";
 export {
   parsePoolLimits,
   type PoolLimits,
@@ -70,6 +74,7 @@ export { isName, NAME_PATTERN, NAME_RULE, newId } from "./core/ids.ts";
 export type {
   AttemptRecord,
   Backoff,
+  CatchUp,
   NewTask,
   ScheduleRecord,
   TaskError,

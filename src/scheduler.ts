@@ -9,7 +9,12 @@ import * as v from "valibot";
 import { type Clock, systemClock } from "./core/clock.ts";
 import { ConflictError, NotFoundError, ValidationError } from "./core/errors.ts";
 import { newId, requireName } from "./core/ids.ts";
-import { collectSpecIssues, normalise, type TaskSpec } from "./core/task-schema.ts";
+import {
+  collectSpecIssues,
+  normalise,
+  scheduleSpecIssues,
+  type TaskSpec,
+} from "./core/task-schema.ts";
 import type {
   AttemptRecord,
   PRUNED_STATUS,
@@ -44,6 +49,7 @@ import type { HandlerEntry, WorkerPool } from "./worker/pool.ts";
 import { Instance } from "./worker/instance.ts";
 import { callerIssues, orderBatch, toNewTask, toSchedule } from "./core/submission.ts";
 import { poolExists, storedBefore } from "./client/store-checks.ts";
+import { createSchedule, putSchedule, setPaused, trigger } from "./client/schedules.ts";
 import { withPoolWaits } from "./client/pool-waits.ts";
 import { checkTypes, TypeDirectory } from "./client/type-directory.ts";
 
@@ -341,9 +347,8 @@ export class Scheduler {
     }
     // Answers come in the order of `ordered`; a dedupe hit's id is the first task's.
     const byId = new Map(ordered.map((t, k) => [t.id, stored[k]]));
-    for (const schedule of schedules) {
-      if (!schedule) continue;
-      await this.storage.addSchedule(schedule);
+    for (const [i, schedule] of schedules.entries()) {
+      if (schedule) schedules[i] = await createSchedule(this.storage, schedule, now);
     }
     return parsed.map((_, i): Submitted => {
       const schedule = schedules[i];
@@ -468,6 +473,45 @@ export class Scheduler {
 
   getSchedule(id: string): Promise<ScheduleRecord | null> {
     return this.storage.getSchedule(id);
+  }
+
+  /**
+   * Creates schedule `id` from a spec with `every` or `cron`, or replaces the one stored
+   * under it (`PUT /schedules/:id`): its runs, pause and history stay; an interval schedule
+   * given no `runAt` keeps its slots, and no occurrence already fired fires again. Throws
+   * ValidationError for a bad spec and ConflictError for an id a task holds.
+   */
+  async putSchedule(
+    id: string,
+    spec: unknown,
+  ): Promise<{ schedule: ScheduleRecord; created: boolean }> {
+    const now = this.clock.now();
+    const issues = scheduleSpecIssues(id, spec);
+    if (issues.length) throw new ValidationError(issues);
+    const withId = { ...(spec as TaskSpec), id };
+    const found = collectSpecIssues(withId, "", { minIntervalMs: this.#minIntervalMs, now });
+    const all = found.length ? found : this.#payloadIssues(withId, "");
+    if (all.length) throw new ValidationError(all);
+    const fresh = toSchedule(normalise(withId, now), now);
+    return putSchedule(this.storage, fresh, withId.runAt !== undefined, now);
+  }
+
+  /** Pauses schedule `id`: nothing fires until {@link resumeSchedule}. NotFoundError when unknown. */
+  pauseSchedule(id: string): Promise<ScheduleRecord> {
+    return setPaused(this.storage, id, true, this.clock);
+  }
+
+  /**
+   * Resumes schedule `id`: occurrences missed while it was paused follow its `catchUp`
+   * (none, last: one run, all: each, at most 100). NotFoundError when unknown.
+   */
+  resumeSchedule(id: string): Promise<ScheduleRecord> {
+    return setPaused(this.storage, id, false, this.clock);
+  }
+
+  /** Runs schedule `id` once now, outside its cadence; answers the run's task id. */
+  triggerSchedule(id: string): Promise<{ id: string }> {
+    return trigger(this.storage, id, this.clock);
   }
 
   listSchedules(): Promise<ScheduleRecord[]> {

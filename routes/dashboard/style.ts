@@ -80,6 +80,8 @@ td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 .btn:hover{background:#f3f5f9}.btn:disabled{opacity:.5;cursor:not-allowed}
 .btn.primary{background:var(--accent);border-color:var(--accent);color:var(--accent-ink)}.btn.primary:hover{background:#264bb3}
 .btn.danger{color:var(--bad);border-color:#efc0b9}.btn.danger:hover{background:#fdf0ee}
+td.actions{display:flex;gap:6px;flex-wrap:wrap}
+.editor{padding:10px 14px;border-bottom:1px solid #e4e8ef}.editor textarea{width:100%;font:12px/1.45 ui-monospace,monospace;border:1px solid #cfd5df;border-radius:7px;padding:8px;box-sizing:border-box}.editor .row{display:flex;gap:8px;margin-top:8px}
 .btn.armed{background:var(--bad);border-color:var(--bad);color:#fff}
 .btn.sm{padding:3px 9px;font-size:12.5px}
 .top .btn{background:#1f2937;border-color:#374151;color:#e5e7eb}.top .btn:hover{background:#273244}

@@ -2,7 +2,7 @@
  * @module new-task — a storage-level task (what Scheduler.submit hands to `Storage.enqueue`)
  * with every field at its default, for tests and benchmarks that drive a store directly.
  */
-import type { NewTask } from "../../src/core/task.ts";
+import type { NewTask, ScheduleRecord } from "../../src/core/task.ts";
 import type { Lease } from "../../src/storage/storage.ts";
 
 /** A task of type "t" in pool "default", no payload, created at `createdAt`; `extra` overrides. */
@@ -31,4 +31,38 @@ export function newTask(id: string, createdAt: number, extra: Partial<NewTask> =
 /** The lease of a claimed task, as the worker that claimed it (`workerId`) presents it. */
 export function leaseOf(task: { id: string; token: string }, workerId: string): Lease {
   return { id: task.id, workerId, token: task.token };
+}
+
+/**
+ * A storage-level schedule (what `Storage.putSchedule` takes) of type "t" every `everyMs`,
+ * anchored at `startAt`, first due then; `extra` overrides.
+ */
+export function newSchedule(
+  id: string,
+  everyMs: number,
+  startAt: number,
+  extra: Partial<ScheduleRecord> = {},
+): ScheduleRecord {
+  const { id: _i, runAt: _r, scheduleId: _s, createdAt: _c, key: _k, ...template } = newTask(
+    id,
+    startAt,
+  );
+  return {
+    id,
+    kind: "every",
+    everyMs,
+    cron: null,
+    timezone: null,
+    template,
+    startAt,
+    nextRunAt: startAt,
+    lastRunId: null,
+    lastRunAt: null,
+    skipIfRunning: true,
+    catchUp: "last",
+    paused: false,
+    lastFiredAt: null,
+    createdAt: startAt,
+    ...extra,
+  };
 }

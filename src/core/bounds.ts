@@ -43,6 +43,18 @@ export const MAX_DEBOUNCE_MS = 30 * 86_400_000;
  */
 export const MAX_EXPIRY_MS = 30 * 86_400_000;
 
+/** A schedule with `catchUp: "all"` runs at most this many missed occurrences (the newest). */
+export const CATCH_UP_MAX = 100;
+
+/**
+ * An occurrence fired later than this (or than half the gap to its next one) after its time
+ * was missed: `catchUp: "none"` skips it.
+ */
+export const MISSED_AFTER_MS = 60_000;
+
+/** How many next run times `GET /schedules/:id` lists (`nextRuns`). */
+export const NEXT_RUNS_LISTED = 5;
+
 /** Why an `expiresIn` of `ms` is out of bounds, or null. */
 export function expiresInProblem(ms: number): string | null {
   if (ms < 1) return "must be at least 1 ms";

@@ -39,11 +39,7 @@ export function toNewTask(spec: ParsedSpec, now: number): NewTask {
  * given, else one interval from now; that first firing anchors every later one. Cron
  * schedules first fire at the first occurrence after `runAt` (or now).
  */
-export function toSchedule(
-  spec: ParsedSpec,
-  now: number,
-  skipIfRunning = true,
-): ScheduleRecord {
+export function toSchedule(spec: ParsedSpec, now: number): ScheduleRecord {
   const base = {
     kind: spec.cron ? "cron" as const : "every" as const,
     everyMs: spec.everyMs,
@@ -56,7 +52,7 @@ export function toSchedule(
     throw new ValidationError([{ path: "cron", message: "has no future occurrence" }]);
   }
   return {
-    id: newId("sch_", now),
+    id: spec.id ?? newId("sch_", now),
     ...base,
     template: {
       type: spec.type,
@@ -76,7 +72,10 @@ export function toSchedule(
     nextRunAt: first,
     lastRunId: null,
     lastRunAt: null,
-    skipIfRunning,
+    skipIfRunning: spec.skipIfRunning,
+    catchUp: spec.catchUp,
+    paused: false,
+    lastFiredAt: null,
     createdAt: now,
   };
 }
@@ -151,4 +150,20 @@ export function callerIssues(
     return { ...issue, path: batch ? `[${i}].${rest}` : rest };
   });
   return new ValidationError(issues);
+}
+
+/** A run of `schedule` for occurrence `runAt` (a trigger's: now). */
+export function scheduleRun(schedule: ScheduleRecord, runAt: number, now: number): NewTask {
+  // A run expires relative to its own occurrence (the template's expiresIn).
+  const { expiresInMs, ...template } = schedule.template;
+  return {
+    ...template,
+    expiresAt: expiresInMs ? runAt + expiresInMs : null,
+    dependsOn: [],
+    id: newId("", now),
+    runAt,
+    key: null,
+    scheduleId: schedule.id,
+    createdAt: now,
+  };
 }

@@ -5,6 +5,7 @@
 import * as v from "valibot";
 import { type FieldIssue, ValidationError } from "./errors.ts";
 import { MAX_DURATION_MS, parseDuration } from "./duration.ts";
+import type { CatchUp } from "./task.ts";
 import { NAME_PATTERN, NAME_RULE } from "./ids.ts";
 import {
   type Backoff,
@@ -173,6 +174,8 @@ export const TaskSpecSchema = v.strictObject({
   onFailureOf: v.optional(name),
   expiresIn: v.optional(duration),
   expiresAt: v.optional(instant),
+  catchUp: v.optional(v.picklist(["none", "last", "all"], 'expected "none", "last" or "all"')),
+  skipIfRunning: v.optional(v.boolean("expected true or false")),
 });
 
 /** A task spec as written by a caller. Durations are ms or strings like `"30s"`. */
@@ -204,6 +207,10 @@ export interface ParsedSpec {
   expiresAt: number | null;
   /** `expiresIn` in ms (a schedule's runs expire this long after their occurrence). */
   expiresInMs: number | null;
+  /** A schedule's missed occurrences (default last). */
+  catchUp: CatchUp;
+  /** A schedule skips an occurrence while its previous run is unfinished (default true). */
+  skipIfRunning: boolean;
 }
 
 /** Bounds set by the deployment rather than by the spec. */
@@ -230,6 +237,25 @@ export function parseTaskSpec(
   const issues = collectSpecIssues(input, pathPrefix, { now, ...bounds });
   if (issues.length) throw new ValidationError(issues);
   return normalise(input as TaskSpec, now);
+}
+
+/**
+ * What `PUT /schedules/:id` refuses before the spec's own checks: a body that is not an
+ * object, an `id` other than the path's, a spec with neither `every` nor `cron`.
+ */
+export function scheduleSpecIssues(id: string, spec: unknown): FieldIssue[] {
+  if (typeof spec !== "object" || spec === null || Array.isArray(spec)) {
+    return [{ path: "", message: "expected a schedule spec (an object)" }];
+  }
+  const s = spec as Record<string, unknown>;
+  const issues: FieldIssue[] = [];
+  if (s.id !== undefined && s.id !== id) {
+    issues.push({ path: "id", message: `must be the path's id "${id}" or absent` });
+  }
+  if (s.every === undefined && s.cron === undefined) {
+    issues.push({ path: "every", message: "a schedule needs every or cron" });
+  }
+  return issues;
 }
 
 /** Every problem with a spec, or an empty list. Shared by single and batch validation. */
@@ -303,7 +329,6 @@ export function collectSpecIssues(
       "dedupe",
       "debounce",
       "flowControl",
-      "id",
       // Runs expire relative to their occurrence: expiresIn.
       "expiresAt",
     ] as const;
@@ -311,6 +336,11 @@ export function collectSpecIssues(
       if (spec[f] !== undefined) {
         issues.push({ path: at(f), message: "is not allowed on a recurring or cron schedule" });
       }
+    }
+  }
+  if (!recurring) {
+    for (const f of ["catchUp", "skipIfRunning"] as const) {
+      if (spec[f] !== undefined) issues.push({ path: at(f), message: "needs every or cron" });
     }
   }
   if (spec.timezone !== undefined) {
@@ -404,6 +434,8 @@ export function normalise(spec: TaskSpec, now: number): ParsedSpec {
     onFailureOf: spec.onFailureOf ?? null,
     expiresAt,
     expiresInMs,
+    catchUp: spec.catchUp ?? "last",
+    skipIfRunning: spec.skipIfRunning ?? true,
   };
 }
 

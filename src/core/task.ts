@@ -202,6 +202,13 @@ export function parentConditions(task: NewTask): Map<string, ParentCondition> {
 }
 
 /** A recurring (`every`) or cron schedule: a template that fires runs. */
+/**
+ * What a firing does with occurrences missed while the schedule was paused or no worker ran:
+ * `none` runs none of them, `last` (the default) runs the latest once, `all` runs each
+ * (at most CATCH_UP_MAX, the newest).
+ */
+export type CatchUp = "none" | "last" | "all";
+
 export interface ScheduleRecord {
   id: string;
   kind: "every" | "cron";
@@ -220,6 +227,15 @@ export interface ScheduleRecord {
   lastRunAt: number | null;
   /** Skip an occurrence while the previous run is unfinished (default true). */
   skipIfRunning: boolean;
+  /** Missed occurrences (see {@link CatchUp}). */
+  catchUp: CatchUp;
+  /** While paused nothing fires; `nextRunAt` waits for the resume (then catchUp applies). */
+  paused: boolean;
+  /**
+   * The latest occurrence fired, skipped or caught up (null: none yet). A replaced or
+   * resumed schedule's next occurrence comes after it, so no occurrence fires twice.
+   */
+  lastFiredAt: number | null;
   createdAt: number;
 }
 

@@ -3,7 +3,7 @@
  * Named fields instead of positional numbers: `fail({ lease, error, retryAt, now })` cannot
  * swap `retryAt` and `now` the way `fail(lease, error, now, retryAt)` silently could.
  */
-import type { NewTask, TaskError } from "../core/task.ts";
+import type { NewTask, ScheduleRecord, TaskError } from "../core/task.ts";
 import type { PoolLimits } from "../core/pool-limits.ts";
 import type { EndedFilter, InstanceInfo, Lease, LeaseOwner } from "./types.ts";
 
@@ -96,7 +96,33 @@ export interface FireParams {
   occurrenceAt: number;
   /** The occurrence after it. */
   nextRunAt: number;
-  /** The run to enqueue. */
+  /**
+   * The latest occurrence this firing stands for (`occurrenceAt`, or a later missed one when
+   * it catches up): stored as the schedule's lastFiredAt.
+   */
+  firedAt: number;
+  /** The run to enqueue (its runAt is its occurrence), or null to skip (catch-up). */
+  run: NewTask | null;
+  now: number;
+}
+
+export interface PutScheduleParams {
+  schedule: ScheduleRecord;
+  /** Replace a schedule stored under the id (else such a schedule is a conflict). */
+  replace: boolean;
+  now: number;
+}
+
+export interface PauseScheduleParams {
+  id: string;
+  paused: boolean;
+  now: number;
+}
+
+export interface TriggerParams {
+  /** The schedule. */
+  id: string;
+  /** The run to enqueue now, outside the schedule's cadence. */
   run: NewTask;
   now: number;
 }

@@ -34,10 +34,12 @@ import type {
   FireParams,
   HeartbeatParams,
   PauseParams,
+  PauseScheduleParams,
   PoolLimitsParams,
   PoolSizeParams,
   PoolStartsParams,
   ProgressParams,
+  PutScheduleParams,
   RateLimitParams,
   ReleaseClaimParams,
   ReleaseParams,
@@ -45,6 +47,7 @@ import type {
   ResubmitMatchingParams,
   ResubmitParams,
   StepParams,
+  TriggerParams,
 } from "./params.ts";
 import type {
   Claimed,
@@ -56,6 +59,7 @@ import type {
   Page,
   PageRequest,
   PoolControl,
+  PutScheduleResult,
   RateLimitResult,
   Recovery,
   StorageEvent,
@@ -222,11 +226,31 @@ export interface QueueStore {
   recoverExpired(p: StepParams): Promise<Recovery>;
 }
 
-/** Recurring and cron schedules. */
+/**
+ * Recurring and cron schedules. Task and schedule ids share one namespace: a schedule's id
+ * may not name a task, nor a task's a schedule (ConflictError).
+ */
 export interface ScheduleStore {
-  /** Stores a schedule; the id must be new. */
-  addSchedule(schedule: ScheduleRecord): Promise<void>;
+  /**
+   * Stores a new schedule, or with `replace` replaces the one under its id: the cadence,
+   * template, catchUp and skipIfRunning are the new record's; lastRunId, lastRunAt,
+   * lastFiredAt, paused and createdAt stay the stored one's. A replacement whose nextRunAt
+   * is not after the stored lastFiredAt changes nothing and answers `stale` (the caller takes
+   * the next slot after it), so an occurrence fired meanwhile never fires again. Throws
+   * ConflictError for an id held by a task, or by a schedule when not `replace`.
+   */
+  putSchedule(p: PutScheduleParams): Promise<PutScheduleResult>;
   getSchedule(id: string): Promise<ScheduleRecord | null>;
+  /**
+   * Pauses (nothing fires) or resumes a schedule; a resumed one is due at its stored
+   * nextRunAt again, so occurrences missed meanwhile follow its catchUp. Null when unknown.
+   */
+  setSchedulePaused(p: PauseScheduleParams): Promise<ScheduleRecord | null>;
+  /**
+   * Enqueues `run` for the schedule now, outside its cadence (nextRunAt unchanged), and makes
+   * it the schedule's last run. False when the schedule is unknown (nothing stored).
+   */
+  triggerSchedule(p: TriggerParams): Promise<boolean>;
   /** Removes a schedule so it never fires again; false when unknown. */
   removeSchedule(id: string): Promise<boolean>;
   listSchedules(): Promise<ScheduleRecord[]>;
@@ -235,8 +259,9 @@ export interface ScheduleStore {
 
   /**
    * Fires occurrence `occurrenceAt` of a schedule exactly once across instances: only when
-   * the schedule's `nextRunAt` still equals `occurrenceAt`. Moves `nextRunAt` to `nextRunAt`
-   * and, unless the previous run is unfinished and the schedule skips overlaps, enqueues `run`.
+   * the schedule is not paused and its `nextRunAt` still equals `occurrenceAt`. Moves
+   * `nextRunAt` to `nextRunAt`, lastFiredAt to `firedAt` and, unless `run` is null or the
+   * previous run is unfinished and the schedule skips overlaps, enqueues `run`.
    */
   fireSchedule(p: FireParams): Promise<FireResult>;
 }

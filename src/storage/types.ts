@@ -217,6 +217,14 @@ export type StorageEvent =
   | { kind: "control" };
 
 /** Result of firing one schedule occurrence. */
+/**
+ * What putSchedule did: stored it (`created` or `replaced`), or refused a replacement whose
+ * nextRunAt is not after the stored lastFiredAt (`stale`: compute the next slot after it).
+ */
+export type PutScheduleResult =
+  | { outcome: "created" | "replaced" }
+  | { outcome: "stale"; lastFiredAt: number };
+
 export interface FireResult {
   /** False when another instance fired this occurrence first (nothing changed). */
   fired: boolean;

@@ -4,13 +4,13 @@
  * Every instance arms the wheel for schedules due within the look-ahead; when it fires,
  * the instance computes the following occurrence and asks storage to fire this one with a
  * compare-and-set on `nextRunAt`, so each occurrence runs exactly once across instances
- * and keeps firing when the instance that created the schedule is gone. An instance that
- * was down for several occurrences fires the overdue one once and moves on (no backlog
- * burst).
+ * and keeps firing when the instance that created the schedule is gone. Occurrences missed
+ * while the schedule was paused or no instance ran follow its `catchUp`
+ * (core/catch-up.ts).
  */
 import type { Clock } from "../core/clock.ts";
-import { newId } from "../core/ids.ts";
-import { nextOccurrence } from "../core/recurrence.ts";
+import { firingPlan, NEVER } from "../core/catch-up.ts";
+import { scheduleRun } from "../core/submission.ts";
 import type { TimingWheel } from "../core/timing-wheel.ts";
 import type { ScheduleStore } from "../storage/storage.ts";
 import type { Logger } from "./middleware.ts";
@@ -23,9 +23,6 @@ export interface ScheduleFirerOptions {
   logger: Logger;
   lookAheadMs: number;
 }
-
-/** Far beyond any real schedule: used when a cron has no further occurrence. */
-const NEVER = 8.64e15;
 
 /** A firing the store could not take is tried again this much later (not at the next scan). */
 const RETRY_FIRE_MS = 1_000;
@@ -87,22 +84,18 @@ export class ScheduleFirer {
   async #fire(id: string, occurrenceAt: number): Promise<void> {
     const { storage, clock } = this.#o;
     const schedule = await storage.getSchedule(id);
-    if (!schedule || schedule.nextRunAt !== occurrenceAt) return;
+    if (!schedule || schedule.paused || schedule.nextRunAt !== occurrenceAt) return;
     const now = clock.now();
-    const next = nextOccurrence(schedule, Math.max(occurrenceAt, now)) ?? NEVER;
-    // A run expires relative to its own occurrence (the template's expiresIn).
-    const { expiresInMs, ...template } = schedule.template;
-    const run = {
-      ...template,
-      expiresAt: expiresInMs ? occurrenceAt + expiresInMs : null,
-      dependsOn: [],
-      id: newId("", now),
-      runAt: occurrenceAt,
-      key: null,
-      scheduleId: id,
-      createdAt: now,
-    };
-    const result = await storage.fireSchedule({ id, occurrenceAt, nextRunAt: next, run, now });
-    if (result.fired) this.arm(id, next);
+    const plan = firingPlan(schedule, occurrenceAt, now);
+    const run = plan.runAt === null ? null : scheduleRun(schedule, plan.runAt, now);
+    const result = await storage.fireSchedule({
+      id,
+      occurrenceAt,
+      nextRunAt: plan.nextRunAt,
+      firedAt: plan.firedAt,
+      run,
+      now,
+    });
+    if (result.fired) this.arm(id, plan.nextRunAt);
   }
 }

@@ -320,6 +320,37 @@ describe("dashboard in Chromium (bun run worker, no token)", () => {
     }, "all pools resumed");
   });
 
+  it("pauses, resumes, runs now and edits a schedule from its row", T, async () => {
+    await started();
+    const sched = await api("/tasks", { type: "echo", id: "digest", every: "1h" });
+    await page.goto(`${w.url}#/schedules`);
+    await page.waitForSelector(`tr[data-schedule="${sched.id}"]`);
+    await page.click(`button[data-toggle="${sched.id}"]`);
+    await page.waitForSelector(`[data-paused="${sched.id}"]`);
+    assert.equal((await api(`/schedules/${sched.id}`)).paused, true);
+    await page.click(`button[data-toggle="${sched.id}"]`);
+    await page.waitForSelector(`[data-paused="${sched.id}"]`, { state: "detached" });
+    assert.equal((await api(`/schedules/${sched.id}`)).paused, false);
+    await page.click(`button[data-trigger="${sched.id}"]`);
+    await eventually(async () => {
+      const { tasks } = await api(`/tasks?type=echo&limit=50`);
+      return tasks.some((t: { scheduleId: string; status: string }) =>
+        t.scheduleId === sched.id && t.status === "succeeded"
+      );
+    }, "the triggered run to succeed");
+    await page.click(`button[data-edit="${sched.id}"]`);
+    const spec = JSON.parse(await page.inputValue("#schedule-spec"));
+    assert.equal(spec.every, 3_600_000);
+    await page.fill("#schedule-spec", JSON.stringify({ ...spec, every: "30m" }));
+    await page.click(`button[data-save="${sched.id}"]`);
+    await eventually(async () => (await api(`/schedules/${sched.id}`)).everyMs === 1_800_000);
+    await page.waitForSelector(`[data-editing="${sched.id}"]`, { state: "detached" });
+    await confirmClick(page, `button[data-remove="${sched.id}"]`);
+    await page.waitForSelector(`tr[data-schedule="${sched.id}"]`, { state: "detached" });
+    // Leave the view: a later visit of the same hash would not load it afresh.
+    await page.click('a[data-tab="workers"]');
+  });
+
   it("shows schedules and workers, and fits a phone's width", T, async () => {
     await started();
     const sched = await api("/tasks", { type: "echo", every: "5m", payload: { tick: true } });

@@ -17,6 +17,7 @@ import { queriesSuite } from "./suite-queries.ts";
 import { dedupeSuite } from "./suite-dedupe.ts";
 import { debounceSuite } from "./suite-debounce.ts";
 import { expirySuite } from "./suite-expiry.ts";
+import { schedulesSuite } from "./suite-schedules.ts";
 import { flowKeysSuite } from "./suite-flow-keys.ts";
 
 const memory: StorageFactory = (options) => {
@@ -39,3 +40,4 @@ dedupeSuite("memory", memory);
 debounceSuite("memory", memory);
 expirySuite("memory", memory);
 flowKeysSuite("memory", memory);
+schedulesSuite("memory", memory);

@@ -20,6 +20,7 @@ import { queriesSuite } from "./suite-queries.ts";
 import { dedupeSuite } from "./suite-dedupe.ts";
 import { debounceSuite } from "./suite-debounce.ts";
 import { expirySuite } from "./suite-expiry.ts";
+import { schedulesSuite } from "./suite-schedules.ts";
 import { flowKeysSuite } from "./suite-flow-keys.ts";
 
 const redis: StorageFactory = async (options) => {
@@ -47,3 +48,4 @@ dedupeSuite(backend, redis);
 debounceSuite(backend, redis);
 expirySuite(backend, redis);
 flowKeysSuite(backend, redis);
+schedulesSuite(backend, redis);

@@ -24,6 +24,7 @@ import { queriesSuite } from "./suite-queries.ts";
 import { dedupeSuite } from "./suite-dedupe.ts";
 import { debounceSuite } from "./suite-debounce.ts";
 import { expirySuite } from "./suite-expiry.ts";
+import { schedulesSuite } from "./suite-schedules.ts";
 import { flowKeysSuite } from "./suite-flow-keys.ts";
 
 const TOKEN = "conformance-rest-token";
@@ -63,4 +64,5 @@ describe(backend, () => {
   debounceSuite(backend, rest);
   expirySuite(backend, rest);
   flowKeysSuite(backend, rest);
+  schedulesSuite(backend, rest);
 });

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { type StorageFactory, T0 } from "./harness.ts";
 import type { NewTask } from "../../src/core/task.ts";
 import type { Storage, StorageEvent } from "../../src/storage/storage.ts";
-import { leaseOf, newTask } from "../../scripts/tools/new-task.ts";
+import { leaseOf, newSchedule, newTask } from "../../scripts/tools/new-task.ts";
 
 const OWNER = { workerId: "w1", leaseMs: 60_000 };
 
@@ -136,23 +136,11 @@ export function queriesSuite(backend: string, factory: StorageFactory): void {
         assert.equal(await s.promoteDue({ now: T0 + 5_000, limit: 10 }), 1);
         assert.ok(saw({ kind: "ready", pool: "default" }), "a promotion's ready");
 
-        const { id: _i, runAt: _r, scheduleId: _s, createdAt: _c, key: _k, ...template } = task(
-          "x",
-        );
-        await s.addSchedule({
-          id: "s1",
-          kind: "every",
-          everyMs: 60_000,
-          cron: null,
-          timezone: null,
-          template,
-          startAt: T0,
+        const schedule = newSchedule("s1", 60_000, T0, {
           nextRunAt: T0 + 60_000,
-          lastRunId: null,
-          lastRunAt: null,
           skipIfRunning: false,
-          createdAt: T0,
         });
+        await s.putSchedule({ replace: false, now: T0, schedule });
         assert.ok(saw({ kind: "schedule", id: "s1", nextRunAt: T0 + 60_000 }));
 
         events.length = 0;

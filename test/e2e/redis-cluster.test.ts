@@ -229,6 +229,38 @@ describe("many worker processes on one Redis", () => {
       );
     }));
 
+  it("two processes replacing one schedule while it fires: each slot runs once, none lost", {
+    timeout: 60_000,
+  }, () =>
+    withCluster("upsert", async (c) => {
+      const ws = await c.spawn(2);
+      const spec = { type: "count", every: "1s", runAt: Math.ceil(Date.now() / 1000) * 1000 };
+      const put = (w: (typeof ws)[number]) =>
+        fetch(`${w.url}/api/schedules/race`, {
+          method: "PUT",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(spec),
+        }).then(async (r) => {
+          assert.ok(r.status === 200 || r.status === 201, `PUT answered ${r.status}`);
+        });
+      await put(ws[0]);
+      // Both nodes keep replacing it, around every occurrence, for 4 s.
+      const until = Date.now() + 4_000;
+      while (Date.now() < until) await Promise.all([put(ws[0]), put(ws[1])]);
+      const removed = await fetch(`${ws[1].url}/api/schedules/race`, { method: "DELETE" });
+      assert.equal(removed.status, 200);
+      await eventually(
+        async () => (await count(c, "queued")) + (await count(c, "running")) === 0,
+        "quiet",
+      );
+      const tasks = (await c.client.list({ type: "count", limit: 1000 })).items;
+      const at = tasks.map((t) => t.runAt!).sort((x, y) => x - y);
+      assert.ok(at.length >= 3, `${at.length} runs in 4 s`);
+      assert.equal(new Set(at).size, at.length, "one run per occurrence");
+      for (let i = 1; i < at.length; i++) assert.equal(at[i] - at[i - 1], 1000, "no gap");
+      console.log(`  upsert race: ${at.length} consecutive slots, each once`);
+    }));
+
   it(
     "a worker started after an API-only node delayed tasks picks them up",
     { timeout: 60_000 },

@@ -82,6 +82,23 @@ export async function tour(o: TourOptions): Promise<Seen[]> {
   await until(bad, "dead");
   await note("listHistory", api.GET("/skedulr/api/history", { params: { query: { status: "dead" } } }));
   await note("listSchedules", api.GET("/skedulr/api/schedules"));
+  const named = { params: { path: { id: "tour-daily" } } };
+  await note("putSchedule", api.PUT("/skedulr/api/schedules/{id}", {
+    ...named,
+    body: { type: "ok", cron: "0 9 * * *", timezone: "Europe/Berlin", catchUp: "none" },
+  }));
+  await note("putSchedule", api.PUT("/skedulr/api/schedules/{id}", {
+    ...named,
+    body: { type: "ok", cron: "0 10 * * *" },
+  }));
+  await note("putSchedule", api.PUT("/skedulr/api/schedules/{id}", { ...named, body: { type: "ok" } }));
+  await note("getSchedule", api.GET("/skedulr/api/schedules/{id}", named));
+  await note("getSchedule", api.GET("/skedulr/api/schedules/{id}", task("no-such-schedule")));
+  await note("pauseSchedule", api.POST("/skedulr/api/schedules/{id}/pause", named));
+  await note("resumeSchedule", api.POST("/skedulr/api/schedules/{id}/resume", named));
+  await note("triggerSchedule", api.POST("/skedulr/api/schedules/{id}/trigger", named));
+  await note("triggerSchedule", api.POST("/skedulr/api/schedules/{id}/trigger", task("nope")));
+  await note("deleteSchedule", api.DELETE("/skedulr/api/schedules/{id}", named));
   await note("deleteSchedule", api.DELETE("/skedulr/api/schedules/{id}", task(schedule)));
   await note("deleteSchedule", api.DELETE("/skedulr/api/schedules/{id}", task(schedule)));
   await note("listWorkers", api.GET("/skedulr/api/workers"));

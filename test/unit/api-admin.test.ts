@@ -44,6 +44,99 @@ describe("api: schedules", () => {
   });
 });
 
+describe("api: named schedules", () => {
+  it("PUT creates (201, Location) then replaces (200); GET adds the next 5 run times", async () => {
+    const f = await apiFixture({ start: false });
+    try {
+      const spec = { type: "report", cron: "0 9 * * *", timezone: "Europe/Berlin" };
+      const created = await f.call("PUT", `${A}/schedules/daily-report`, spec);
+      assert.equal(created.status, 201);
+      assert.equal(created.headers.get("location"), `${A}/schedules/daily-report`);
+      assert.equal(created.body.id, "daily-report");
+      assert.equal(created.body.catchUp, "last");
+      assert.equal(created.body.nextRuns.length, 5);
+      const replaced = await f.call("PUT", `${A}/schedules/daily-report`, {
+        ...spec,
+        cron: "0 10 * * *",
+        catchUp: "none",
+      });
+      assert.equal(replaced.status, 200);
+      assert.equal(replaced.body.cron, "0 10 * * *");
+      assert.equal(replaced.body.createdAt, created.body.createdAt);
+      const read = (await f.call("GET", `${A}/schedules/daily-report`)).body;
+      assert.deepEqual(read.nextRuns, replaced.body.nextRuns);
+      // Each next run is 10:00 in Berlin, a day apart.
+      for (const at of read.nextRuns) {
+        const hour = new Intl.DateTimeFormat("en", {
+          hour: "numeric",
+          hourCycle: "h23",
+          timeZone: "Europe/Berlin",
+        }).format(at);
+        assert.equal(hour, "10");
+      }
+      assert.equal((await f.call("GET", `${A}/schedules`)).body.schedules.length, 1);
+      assert.equal((await f.call("GET", `${A}/schedules/nope`)).status, 404);
+    } finally {
+      await f.close();
+    }
+  });
+
+  it("pause, resume and trigger answer the schedule (404 when unknown)", async () => {
+    const f = await apiFixture({ start: false });
+    try {
+      await f.call("PUT", `${A}/schedules/tick`, { type: "tick", every: "1m" });
+      const paused = await f.call("POST", `${A}/schedules/tick/pause`);
+      assert.equal(paused.status, 200);
+      assert.equal(paused.body.paused, true);
+      assert.deepEqual(paused.body.nextRuns, []);
+      const resumed = await f.call("POST", `${A}/schedules/tick/resume`);
+      assert.equal(resumed.body.paused, false);
+      const run = await f.call("POST", `${A}/schedules/tick/trigger`);
+      assert.equal(run.status, 201);
+      assert.equal(run.body.status, "queued");
+      assert.equal((await f.s.get(run.body.id))?.scheduleId, "tick");
+      for (const action of ["pause", "resume", "trigger"]) {
+        const missing = await f.call("POST", `${A}/schedules/nope/${action}`);
+        assert.equal(missing.status, 404, action);
+        assert.equal(missing.body.error.code, "not_found");
+      }
+    } finally {
+      await f.close();
+    }
+  });
+
+  it("refuses bad schedule specs with a 400 naming the field, storing nothing", async () => {
+    const f = await apiFixture({ start: false });
+    try {
+      const bad: [string, unknown, string][] = [
+        ["tick", { type: "t", every: "1m", id: "other" }, "id"],
+        ["tick", { type: "t" }, "every"],
+        ["tick", { type: "t", every: "1m", catchUp: "some" }, "catchUp"],
+        ["tick", { type: "t", every: "1m", skipIfRunning: "yes" }, "skipIfRunning"],
+        ["tick", { type: "t", cron: "nonsense" }, "cron"],
+        ["bad id!", { type: "t", every: "1m" }, "id"],
+      ];
+      for (const [id, body, field] of bad) {
+        const r = await f.call("PUT", `${A}/schedules/${encodeURIComponent(id)}`, body);
+        assert.equal(r.status, 400, JSON.stringify(body));
+        assert.ok(
+          r.body.error.issues.some((i: { path: string }) => i.path === field),
+          `${JSON.stringify(r.body.error.issues)} names ${field}`,
+        );
+      }
+      const task = await f.call("POST", `${A}/tasks`, { type: "t", catchUp: "all" });
+      assert.equal(task.status, 400);
+      assert.equal(task.body.error.issues[0].path, "catchUp");
+      assert.equal((await f.call("GET", `${A}/schedules`)).body.schedules.length, 0);
+      await f.call("POST", `${A}/tasks`, { type: "t", id: "job-1" });
+      const clash = await f.call("PUT", `${A}/schedules/job-1`, { type: "t", every: "1m" });
+      assert.equal(clash.status, 409);
+    } finally {
+      await f.close();
+    }
+  });
+});
+
 describe("api: workers and stats", () => {
   it("workers lists the live instance with its pools", async () => {
     const f = await apiFixture({ handlers: { x: () => 1 }, pools: { default: 3, critical: 1 } });

@@ -85,6 +85,19 @@ describe("the contract sheet (docs/CONTRACT.md)", () => {
     for (const key of Object.keys(flowKey)) assert.ok(stats.includes(key), `flowKeys.*.${key}`);
   });
 
+  it("names the fields of a schedule record as GET /schedules/:id answers them", async () => {
+    const put = await f.call("PUT", "/skedulr/api/schedules/nightly", { type: "ok", every: "1h" });
+    assert.equal(put.status, 201);
+    const record = (await f.call("GET", "/skedulr/api/schedules/nightly")).body;
+    assert.deepEqual(sorted(fields("schedule record")), sorted(Object.keys(record)));
+    const schema = doc.components.schemas.Schedule.properties;
+    assert.deepEqual(
+      sorted([...Object.keys(schema), "nextRuns"]),
+      sorted(Object.keys(record)),
+      "the OpenAPI Schedule schema and ScheduleView's nextRuns",
+    );
+  });
+
   it("lists every value of waitingFor the OpenAPI document allows", () => {
     const section = sheet.split(/^## /m).find((s) => s.startsWith("Flow control keys"))!;
     const listing = section.split("\n- ").find((l) => l.startsWith("`waitingFor`"));

@@ -33,6 +33,7 @@ const OPERATION_IDS = [
   "getHealth",
   "getMetrics",
   "getOpenApi",
+  "getSchedule",
   "getStats",
   "getTask",
   "listHistory",
@@ -42,12 +43,16 @@ const OPERATION_IDS = [
   "login",
   "logout",
   "pause",
+  "pauseSchedule",
+  "putSchedule",
   "resubmitTask",
   "resubmitTasks",
   "resume",
+  "resumeSchedule",
   "setPoolSize",
   "submitTask",
   "submitTaskBatch",
+  "triggerSchedule",
 ];
 
 type Doc = Record<string, any>;

@@ -15,7 +15,7 @@ import type { RedisTransport } from "../../src/storage/redis/transport.ts";
 import type { Enqueued, HistoryFilter, Lease, Storage } from "../../src/storage/storage.ts";
 import { testRedisUrl, uniquePrefix } from "../../scripts/tools/redis-server.ts";
 import { eventually } from "../../scripts/tools/wait.ts";
-import { newTask } from "../../scripts/tools/new-task.ts";
+import { newSchedule, newTask } from "../../scripts/tools/new-task.ts";
 import { prng } from "../../scripts/tools/prng.ts";
 
 /** An outcome comparable across backends: the value, or the error's class and details. */
@@ -124,20 +124,11 @@ function newRun(id: string, now: number): NewTask {
 
 function schedule(id: string, everyMs: number, now: number): ScheduleRecord {
   const { id: _, runAt: _r, scheduleId: _s, createdAt: _c, key: _k, ...template } = newRun(id, now);
-  return {
-    id,
-    kind: "every",
-    everyMs,
-    cron: null,
-    timezone: null,
+  return newSchedule(id, everyMs, now, {
     template,
-    startAt: now,
     nextRunAt: now + everyMs,
-    lastRunId: null,
-    lastRunAt: null,
     skipIfRunning: everyMs % 2 === 0,
-    createdAt: now,
-  };
+  });
 }
 
 async function run(seed: number, steps: number) {
@@ -206,7 +197,12 @@ async function run(seed: number, steps: number) {
         const batch: NewTask[] = [];
         const size = 1 + Math.floor(rnd() * 3);
         for (let k = 0; k < size; k++) {
-          const id = rnd() < 0.03 && ids.length ? pick(ids) : `t${n++}`;
+          // Now and then an id in use by a task, or by a schedule (one namespace).
+          const id = rnd() < 0.03 && ids.length
+            ? pick(ids)
+            : rnd() < 0.01
+            ? `s${Math.floor(rnd() * 4)}`
+            : `t${n++}`;
           const known = [...ids, ...batch.map((t) => t.id)];
           const parent = () => (rnd() < 0.05 ? "ghost" : pick(known));
           const flow = known.length && rnd() < 0.35 ? rnd() : -1;
@@ -348,9 +344,26 @@ async function run(seed: number, steps: number) {
           (s) => s.resubmitMatching({ filter: { status, pool: "a" }, now }),
         );
       } else if (r < 0.965) {
-        const id = `s${Math.floor(rnd() * 4)}`;
+        // Now and then a task's id: the namespaces are one.
+        const id = rnd() < 0.1 && ids.length ? pick(ids) : `s${Math.floor(rnd() * 4)}`;
         const every = 500 + Math.floor(rnd() * 1_000);
-        await both("addSchedule", (s) => s.addSchedule(schedule(id, every, now)));
+        const s0 = schedule(id, every, now);
+        // A replacement sometimes lands at or before the occurrence fired last (stale).
+        const nextRunAt = rnd() < 0.3 ? now - 300 : s0.nextRunAt;
+        const replace = rnd() < 0.7;
+        await both(
+          "putSchedule",
+          (s) => s.putSchedule({ schedule: { ...s0, nextRunAt }, replace, now }),
+        );
+      } else if (r < 0.968) {
+        const id = `s${Math.floor(rnd() * 5)}`;
+        const paused = rnd() < 0.5;
+        await both("setSchedulePaused", (s) => s.setSchedulePaused({ id, paused, now }));
+      } else if (r < 0.97) {
+        const id = `s${Math.floor(rnd() * 5)}`;
+        const run = { ...newRun(`r${n++}`, now), scheduleId: id, runAt: now };
+        const res = await both("triggerSchedule", (s) => s.triggerSchedule({ id, run, now }));
+        if (res.ok) ids.push(run.id);
       } else if (r < 0.975) {
         const due = await both("dueSchedules", (s) => s.dueSchedules({ until: now, limit: 10 }));
         const list = (due.ok ?? []) as { id: string; nextRunAt: number }[];
@@ -358,11 +371,18 @@ async function run(seed: number, steps: number) {
           const { id, nextRunAt } = pick(list);
           const at = rnd() < 0.2 ? nextRunAt - 1 : nextRunAt;
           const expiresAt = rnd() < 0.3 ? now + 600 : null;
-          const run = { ...newRun(`r${n++}`, now), scheduleId: id, expiresAt };
-          const res = await both(
-            "fireSchedule",
-            (s) => s.fireSchedule({ id, occurrenceAt: at, nextRunAt: now + 700, run, now }),
-          );
+          const run = { ...newRun(`r${n++}`, now), scheduleId: id, expiresAt, runAt: at };
+          // A catch-up skip now and then: no run, the schedule moves on.
+          const withRun = rnd() < 0.85;
+          const res = await both("fireSchedule", (s) =>
+            s.fireSchedule({
+              id,
+              occurrenceAt: at,
+              nextRunAt: now + 700,
+              firedAt: at,
+              run: withRun ? run : null,
+              now,
+            }));
           if ((res.ok as { taskId?: string })?.taskId) ids.push(run.id);
         }
         await both("listSchedules", (s) => s.listSchedules());

@@ -146,7 +146,7 @@ describe("script return codes", () => {
       () => checkReply([Code.wrongStatus, "queued"], "resubmit", "t1"),
       /only dead, cancelled or expired tasks can be resubmitted/,
     );
-    assert.throws(() => checkReply([Code.scheduleIdInUse], "addSchedule", "s"), ConflictError);
+    assert.throws(() => checkReply([Code.scheduleIdInUse], "putSchedule", "s"), ConflictError);
     assert.throws(() => checkReply("OK", "enqueue"), /Unexpected reply/);
   });
 });

@@ -12,7 +12,7 @@ import type { NewTask } from "../../src/core/task.ts";
 import type { StorageEvent } from "../../src/storage/storage.ts";
 import { startRedisServer, testRedisUrl, uniquePrefix } from "../../scripts/tools/redis-server.ts";
 import { eventually } from "../../scripts/tools/wait.ts";
-import { leaseOf, newTask } from "../../scripts/tools/new-task.ts";
+import { leaseOf, newSchedule, newTask } from "../../scripts/tools/new-task.ts";
 
 const T0 = Date.UTC(2026, 0, 5, 8);
 
@@ -109,36 +109,12 @@ describe("redis storage: cluster-safe keys", () => {
       await s.promoteDue({ now: T0 + 60_000, limit: 10 });
       await s.cancel({ id: "d", reason: "no", now: T0 + 60_001 });
       await s.resubmit({ id: "d", now: T0 + 60_002 });
-      await s.addSchedule({
-        id: "s1",
-        kind: "every",
-        everyMs: 1_000,
-        cron: null,
-        timezone: null,
-        template: {
-          type: "t",
-          pool: "default",
-          priority: 0,
-          payload: null,
-          maxRetries: 0,
-          maxStalls: 3,
-          timeoutMs: null,
-          backoff: null,
-          dependsOn: [],
-          onSuccessOf: null,
-          onFailureOf: null,
-        },
-        startAt: T0,
-        nextRunAt: T0,
-        lastRunId: null,
-        lastRunAt: null,
-        skipIfRunning: true,
-        createdAt: T0,
-      });
+      await s.putSchedule({ replace: false, now: T0, schedule: newSchedule("s1", 1_000, T0) });
       await s.fireSchedule({
         id: "s1",
         occurrenceAt: T0,
         nextRunAt: T0 + 1_000,
+        firedAt: T0,
         run: task("run1", { scheduleId: "s1" }),
         now: T0,
       });

@@ -6,16 +6,21 @@ import { ConflictError, type FieldIssue, ValidationError } from "../../core/erro
 import type { NewTask } from "../../core/task.ts";
 
 /**
- * Throws ConflictError for an id in use or a key held by an unfinished task, and a
- * ValidationError naming every unknown parent. Parents may be earlier tasks of the batch.
+ * Throws ConflictError for an id in use (by a task or a schedule) or a key held by an
+ * unfinished task, and a ValidationError naming every unknown parent. Parents may be
+ * earlier tasks of the batch.
  * Tasks at the indices in `skip` (dedupe hits: nothing of them is stored) are not checked.
  */
 export function checkBatch(
   tasks: NewTask[],
-  exists: (id: string) => boolean,
-  keyHolder: (key: string) => string | undefined,
+  store: {
+    exists(id: string): boolean;
+    isSchedule(id: string): boolean;
+    keyHolder(key: string): string | undefined;
+  },
   skip: ReadonlySet<number> = new Set(),
 ): void {
+  const { exists, isSchedule, keyHolder } = store;
   const batchIds = new Set<string>();
   const keys = new Set<string>();
   const issues: FieldIssue[] = [];
@@ -24,6 +29,9 @@ export function checkBatch(
     const at = tasks.length > 1 ? `[${i}].` : "";
     if (exists(task.id) || batchIds.has(task.id)) {
       throw new ConflictError(`Task id "${task.id}" is already in use`);
+    }
+    if (isSchedule(task.id)) {
+      throw new ConflictError(`Id "${task.id}" is already in use by a schedule`);
     }
     if (task.key) {
       const active = keyHolder(task.key);

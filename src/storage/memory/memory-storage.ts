@@ -23,6 +23,7 @@ import type {
   Page,
   PageRequest,
   PoolControl,
+  PutScheduleResult,
   RateLimitResult,
   StorageEvent,
   StorageStats,
@@ -87,6 +88,7 @@ export class MemoryStorage extends QueueForwarder implements Storage {
       status: (id) => this.#table.rows.get(id)?.status,
       insert: (run, now) => this.queue.insert(run, now),
     });
+    this.#table.isScheduleId = (id) => this.#schedules.has(id);
   }
 
   // Lifecycle and events.
@@ -154,8 +156,16 @@ export class MemoryStorage extends QueueForwarder implements Storage {
 
   // Schedules (schedules.ts).
 
-  addSchedule(schedule: ScheduleRecord): Promise<void> {
-    return this.#schedules.addSchedule(schedule);
+  putSchedule(p: P.PutScheduleParams): Promise<PutScheduleResult> {
+    return this.#schedules.putSchedule(p);
+  }
+
+  setSchedulePaused(p: P.PauseScheduleParams): Promise<ScheduleRecord | null> {
+    return this.#schedules.setSchedulePaused(p);
+  }
+
+  triggerSchedule(p: P.TriggerParams): Promise<boolean> {
+    return this.#schedules.triggerSchedule(p);
   }
 
   getSchedule(id: string): Promise<ScheduleRecord | null> {

@@ -59,7 +59,11 @@ export class MemoryQueue implements QueueStore {
     const waiting = (id: string) => this.#t.rows.get(id)?.status === "scheduled";
     const hits = this.#keys.hits(tasks, now, waiting);
     const skip = new Set(hits.flatMap((hit, i) => (hit ? [i] : [])));
-    checkBatch(tasks, (id) => this.#t.rows.has(id), (key) => this.#t.keys.get(key), skip);
+    checkBatch(tasks, {
+      exists: (id) => this.#t.rows.has(id),
+      isSchedule: this.#t.isScheduleId,
+      keyHolder: (key) => this.#t.keys.get(key),
+    }, skip);
     const limit = this.#m.p.maxUnfinished;
     if (limit !== undefined && this.#m.unfinished() + tasks.length - skip.size > limit) {
       throw new CapacityError(limit);

@@ -69,6 +69,8 @@ export class TaskTable {
   readonly running = new Set<string>();
   /** Called when a running task leaves `running` (its pool's slot frees: registry limits). */
   onRunningLeft: (pool: string) => void = () => {};
+  /** Whether an id names a schedule (task and schedule ids share one namespace). */
+  isScheduleId: (id: string) => boolean = () => false;
   /** Where the flows' events go (the store's listeners). */
   emit: (event: StorageEvent) => void = () => {};
   /** Flow control keys: kept in step by move(), as lua/includes/move.lua does. */

@@ -203,11 +203,16 @@ export function newRecord(
 
 /** A schedule from the getSchedules script: {json, nextRunAt, lastRunId, lastRunAt}. */
 export function decodeSchedule(entry: RedisReply): ScheduleRecord {
-  const [text, nextRunAt, lastRunId, lastRunAt] = entry as string[];
+  const [text, nextRunAt, lastRunId, lastRunAt, firedAt, paused, createdAt] = entry as string[];
   const s = JSON.parse(text) as ScheduleRecord;
   s.nextRunAt = Number(nextRunAt);
   s.lastRunId = lastRunId ? lastRunId : null;
   s.lastRunAt = lastRunAt ? Number(lastRunAt) : null;
+  // Schedules stored before named schedules: no catch-up choice, never paused.
+  s.catchUp ??= "last";
+  s.lastFiredAt = firedAt ? Number(firedAt) : null;
+  s.paused = paused === "1";
+  if (createdAt) s.createdAt = Number(createdAt);
   s.template.payload = redactedPayload(s.template.type, s.template.payload, null);
   return s;
 }

@@ -29,7 +29,7 @@ export const Code = {
 } as const;
 
 /** What the script was doing, for messages that depend on it. */
-export type ScriptOp = "enqueue" | "cancel" | "resubmit" | "addSchedule";
+export type ScriptOp = "enqueue" | "cancel" | "resubmit" | "putSchedule";
 
 /**
  * Returns the details after a zero code, or throws the error a negative code stands for.
@@ -47,7 +47,11 @@ export function checkReply(reply: RedisReply, op: ScriptOp, subject = ""): Redis
     case Code.notFound:
       throw new NotFoundError("Task", subject);
     case Code.idInUse:
-      throw new ConflictError(`Task id "${s(0)}" is already in use`);
+      throw new ConflictError(
+        op === "putSchedule"
+          ? `Id "${subject}" is already in use by a task`
+          : `Task id "${s(0)}" is already in use`,
+      );
     case Code.keyHeld:
       return keyHeld(s(0), s(1));
     case Code.unknownParent: {
@@ -67,7 +71,11 @@ export function checkReply(reply: RedisReply, op: ScriptOp, subject = ""): Redis
             "can be resubmitted",
       );
     case Code.scheduleIdInUse:
-      throw new ConflictError(`Schedule id "${subject}" is already in use`);
+      throw new ConflictError(
+        op === "enqueue"
+          ? `Id "${s(0)}" is already in use by a schedule`
+          : `Schedule id "${subject}" is already in use`,
+      );
     default:
       throw new Error(`Unknown code ${code} from the ${op} script: ${JSON.stringify(reply)}`);
   }

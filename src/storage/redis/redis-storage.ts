@@ -22,6 +22,7 @@ import type {
   Page,
   PageRequest,
   PoolControl,
+  PutScheduleResult,
   RateLimitResult,
   StorageEvent,
   StorageStats,
@@ -155,9 +156,31 @@ export class RedisStorage extends QueueForwarder implements Storage {
 
   // Schedules (registry.ts).
 
-  async addSchedule(schedule: ScheduleRecord): Promise<void> {
-    await registry.addSchedule(this.#ctx, schedule);
-    this.#events.local([{ kind: "schedule", id: schedule.id, nextRunAt: schedule.nextRunAt }]);
+  async putSchedule(p: P.PutScheduleParams): Promise<PutScheduleResult> {
+    const { paused, ...result } = await registry.putSchedule(this.#ctx, p);
+    if (result.outcome !== "stale" && !paused) {
+      this.#events.local([{
+        kind: "schedule",
+        id: p.schedule.id,
+        nextRunAt: p.schedule.nextRunAt,
+      }]);
+    }
+    return result;
+  }
+
+  async setSchedulePaused(p: P.PauseScheduleParams): Promise<ScheduleRecord | null> {
+    const s = await registry.setSchedulePaused(this.#ctx, p);
+    // The script publishes on a resume; a repeated resume publishes nothing, which is harmless.
+    if (s && !p.paused) {
+      this.#events.local([{ kind: "schedule", id: s.id, nextRunAt: s.nextRunAt }]);
+    }
+    return s;
+  }
+
+  async triggerSchedule(p: P.TriggerParams): Promise<boolean> {
+    const found = await registry.triggerSchedule(this.#ctx, p);
+    if (found) this.#events.local(registry.runEvents(p.run, p.now));
+    return found;
   }
 
   async getSchedule(id: string): Promise<ScheduleRecord | null> {

@@ -1,10 +1,23 @@
 /**
  * @module registry — schedules, pool controls and live instances over Redis.
  */
-import type { ScheduleRecord } from "../../core/task.ts";
-import type { FireParams, PoolLimitsParams, PoolStartsParams } from "../params.ts";
+import type { NewTask, ScheduleRecord } from "../../core/task.ts";
+import type {
+  FireParams,
+  PauseScheduleParams,
+  PoolLimitsParams,
+  PoolStartsParams,
+  PutScheduleParams,
+  TriggerParams,
+} from "../params.ts";
 import type { RateLimit } from "../../core/pool-limits.ts";
-import type { FireResult, InstanceInfo, PoolControl, StorageEvent } from "../types.ts";
+import type {
+  FireResult,
+  InstanceInfo,
+  PoolControl,
+  PutScheduleResult,
+  StorageEvent,
+} from "../types.ts";
 import { checkReply } from "./codes.ts";
 import { decodeSchedule, encodeTask } from "./codec.ts";
 import { countArg, type RedisContext } from "./context.ts";
@@ -12,16 +25,35 @@ import { storageError } from "./faults.ts";
 import { keys, memberId } from "./keys.ts";
 import { pairsToObject, type RedisReply } from "./transport.ts";
 
-export async function addSchedule(ctx: RedisContext, s: ScheduleRecord): Promise<void> {
-  const reply = await ctx.run("addSchedule", [
+export async function putSchedule(
+  ctx: RedisContext,
+  { schedule: s, replace }: PutScheduleParams,
+): Promise<PutScheduleResult & { paused: boolean }> {
+  // The hash keeps the mutable fields (lua/putSchedule-1.lua); the JSON the rest.
+  const { lastRunId: _i, lastRunAt: _a, lastFiredAt: _f, paused: _p, ...fixed } = s;
+  const reply = await ctx.run("putSchedule", [
     s.id,
-    JSON.stringify(s),
+    JSON.stringify(fixed),
     String(s.nextRunAt),
     s.skipIfRunning ? "1" : "0",
-    s.lastRunId ?? "",
-    s.lastRunAt === null ? "" : String(s.lastRunAt),
+    replace ? "1" : "0",
+    String(s.createdAt),
   ]);
-  checkReply(reply, "addSchedule", s.id);
+  const [outcome, detail, paused] = checkReply(reply, "putSchedule", s.id).map(String);
+  if (outcome === "stale") return { outcome, lastFiredAt: Number(detail), paused: false };
+  return { outcome: outcome as "created" | "replaced", paused: paused === "1" };
+}
+
+export async function setSchedulePaused(
+  ctx: RedisContext,
+  { id, paused }: PauseScheduleParams,
+): Promise<ScheduleRecord | null> {
+  const reply = await ctx.run("setSchedulePaused", [id, paused ? "1" : "0"]) as RedisReply[];
+  return reply.length ? decodeSchedule(reply) : null;
+}
+
+export async function triggerSchedule(ctx: RedisContext, p: TriggerParams): Promise<boolean> {
+  return (await ctx.run("triggerSchedule", [String(p.now), p.id, ...encodeTask(p.run)])) === 1;
 }
 
 export async function getSchedules(ctx: RedisContext, ids: string[]): Promise<ScheduleRecord[]> {
@@ -69,7 +101,8 @@ export async function fireSchedule(ctx: RedisContext, p: FireParams): Promise<Fi
     p.id,
     String(p.occurrenceAt),
     String(p.nextRunAt),
-    ...encodeTask(p.run),
+    String(p.firedAt),
+    ...(p.run ? encodeTask(p.run) : []),
   ]) as RedisReply[];
   if (reply[0] !== 1) return { fired: false, taskId: null };
   return { fired: true, taskId: reply[1] === undefined ? null : String(reply[1]) };
@@ -78,13 +111,18 @@ export async function fireSchedule(ctx: RedisContext, p: FireParams): Promise<Fi
 /** What lua/fireSchedule-1.lua published for a firing: the schedule moved, its run filed. */
 export function firedEvents(p: FireParams, result: FireResult): StorageEvent[] {
   const events: StorageEvent[] = [{ kind: "schedule", id: p.id, nextRunAt: p.nextRunAt }];
-  if (result.taskId === null) return events;
-  // A run has no parents: it is scheduled when due later, else queued.
-  const { runAt } = p.run;
-  if (runAt !== null && runAt > p.now) events.push({ kind: "delayed", id: p.run.id, runAt });
-  else events.push({ kind: "ready", pool: p.run.pool });
-  const at = p.run.expiresAt ?? null;
-  if (at !== null) events.push({ kind: "expiry", id: p.run.id, at });
+  if (result.taskId === null || !p.run) return events;
+  return [...events, ...runEvents(p.run, p.now)];
+}
+
+/** What inserting a schedule's run published: it has no parents, so it is due or delayed. */
+export function runEvents(run: NewTask, now: number): StorageEvent[] {
+  const events: StorageEvent[] = [];
+  const { runAt } = run;
+  if (runAt !== null && runAt > now) events.push({ kind: "delayed", id: run.id, runAt });
+  else events.push({ kind: "ready", pool: run.pool });
+  const at = run.expiresAt ?? null;
+  if (at !== null) events.push({ kind: "expiry", id: run.id, at });
   return events;
 }
 

@@ -27,6 +27,7 @@
                                        dedupe hit (hit "dedupe", status the first task's); a
                                        debounce hit (hit = the new runAt, status "scheduled")
     {Code.idInUse, id}                 id already in use
+    {Code.scheduleIdInUse, id}         id in use by a schedule (one namespace)
     {Code.keyHeld, key, holderId}      key held ("" when the holder is earlier in the batch)
     {Code.unknownParent, path, parentId, ...}  unknown parents: (path, parentId) pairs, path
                                        like "[1].dependsOn[0]"
@@ -95,6 +96,9 @@ for j = 1, n do
     rearms[j] = burst
   else
     if ids[t.id] or redis.call('EXISTS', tkey(t.id)) == 1 then return {Code.idInUse, t.id} end
+    if redis.call('EXISTS', P .. 'schedule:' .. t.id) == 1 then
+      return {Code.scheduleIdInUse, t.id}
+    end
     if t.key then
       local holder = redis.call('HGET', P .. 'keys', t.key)
       if holder or keys[t.key] then return {Code.keyHeld, t.key, holder or ''} end
