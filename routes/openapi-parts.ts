@@ -50,14 +50,17 @@ export const obj = (properties: Json, required: string[] = Object.keys(propertie
   required,
 });
 
+/** An optional query parameter. */
+export const query = (name: string, description: string, schema: Json = str) => ({
+  name,
+  in: "query",
+  required: false,
+  description,
+  schema,
+});
+
 export function listParams(statuses: readonly string[]): Json[] {
-  const q = (name: string, description: string, schema: Json = str) => ({
-    name,
-    in: "query",
-    required: false,
-    description,
-    schema,
-  });
+  const q = query;
   return [
     q("status", `One or more (comma-separated) of: ${statuses.join(", ")}`),
     q("type", "Task type"),

@@ -5,7 +5,7 @@
  * field for field, so a client generated from the document types them usefully.
  * test/unit/openapi-client.test.ts holds real answers against these.
  */
-import { PRUNED_STATUS, TaskSpecSchema } from "../src/mod.ts";
+import { ALL_STATUSES, PRUNED_STATUS, TaskSpecSchema } from "../src/mod.ts";
 import { API_ERROR_CODES } from "./errors.ts";
 import { int, type Json, jsonSchemaOf, list, nullable, obj, ref, str } from "./openapi-parts.ts";
 import {
@@ -135,6 +135,26 @@ function answerSchemas(): Json {
       },
     }),
     TaskPage: obj({ tasks: list(ref("Task")), next: nullable("string") }),
+    TaskDetail: {
+      allOf: [
+        ref("Task"),
+        obj({
+          parents: {
+            ...list(obj({
+              id: str,
+              relation: { type: "string", enum: ["dependsOn", "onSuccessOf", "onFailureOf"] },
+              status: { type: "string", enum: [...ALL_STATUSES, PRUNED_STATUS] },
+            })),
+            description: "Its workflow parents (at most 100), with their status now",
+          },
+          children: {
+            ...list(obj({ id: str, status: { type: "string", enum: ALL_STATUSES } })),
+            description: "A page of the tasks that wait on it, oldest first",
+          },
+          childrenNext: { ...nullable("string"), description: "childrenCursor of the next page" },
+        }),
+      ],
+    },
     Attempt: obj({
       taskId: str,
       type: str,

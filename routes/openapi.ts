@@ -19,6 +19,7 @@ import {
   ok,
   op,
   pathId,
+  query,
   ref,
   STORAGE_DOWN,
   str,
@@ -79,9 +80,21 @@ function taskPaths(a: string): Json {
       }),
     },
     [`${a}/tasks/{id}`]: {
-      get: op("getTask", T, "Get a task", {
-        parameters: [pathId("id", "Task id")],
-        responses: { "200": ok("The task record", ref("Task")), ...NOT_FOUND },
+      get: op("getTask", T, "Get a task, with its workflow parents and children", {
+        parameters: [
+          pathId("id", "Task id"),
+          query("childrenLimit", "Children per page (1..100, default 20)", {
+            type: "integer",
+            minimum: 1,
+            maximum: 100,
+          }),
+          query("childrenCursor", "The `childrenNext` of the page before", str),
+        ],
+        responses: {
+          "200": ok("The task record", ref("TaskDetail")),
+          "400": failure("invalid_request: a bad query parameter"),
+          ...NOT_FOUND,
+        },
       }),
     },
     [`${a}/tasks/{id}/cancel`]: {

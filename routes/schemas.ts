@@ -116,6 +116,22 @@ export function listQuerySchema(statuses: readonly string[]) {
 const taskQuery = listQuerySchema(TASK_STATUSES);
 const historyQuery = listQuerySchema(ATTEMPT_STATUSES);
 
+/** `GET /tasks/:id`'s query: a page of the task's workflow children. */
+const taskQuerySchema = v.strictObject({
+  childrenLimit: v.optional(digits(1, 100)),
+  childrenCursor: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(256))),
+});
+
+/** The children page `GET /tasks/:id` was asked for (default: the first 20), or a 400. */
+export function parseTaskQuery(url: string): { limit: number; cursor?: string } {
+  const params = Object.fromEntries(new URL(url).searchParams);
+  const q = validate(taskQuerySchema, params, "query");
+  return {
+    limit: q.childrenLimit ?? 20,
+    ...(q.childrenCursor ? { cursor: q.childrenCursor } : {}),
+  };
+}
+
 /** The documented query parameters of listings (OpenAPI). */
 export const LIST_PARAMS = ["status", "type", "pool", "q", "limit", "cursor"] as const;
 

@@ -14,11 +14,25 @@
  * is refused with 422 `unknown_type`.
  */
 import type { Hono, MiddlewareHandler } from "hono";
-import { NotFoundError, type Scheduler, type Submitted, ValidationError } from "../src/mod.ts";
+import {
+  MAX_PARENTS_READ,
+  NotFoundError,
+  PRUNED_STATUS,
+  type Scheduler,
+  type Submitted,
+  type TaskRecord,
+  ValidationError,
+} from "../src/mod.ts";
 import { describe, requiredBody, validate } from "./body.ts";
 import type { SkedulrEnv } from "./env.ts";
 import { requireRole, role } from "./roles.ts";
-import { BulkResubmitSchema, CancelSchema, MAX_BATCH, parseListQuery } from "./schemas.ts";
+import {
+  BulkResubmitSchema,
+  CancelSchema,
+  MAX_BATCH,
+  parseListQuery,
+  parseTaskQuery,
+} from "./schemas.ts";
 
 /**
  * What a submit answers per spec: `{ id, status }`, plus `nextRunAt` for a schedule,
@@ -55,6 +69,22 @@ function submitStatus(submitted: Submitted[]): 200 | 201 {
 
 function badBody(message: string): ValidationError {
   return new ValidationError([{ path: "", message }], "request body");
+}
+
+/** A task's parents with how it waits on each and their status now (`pruned`: gone). */
+async function parentsOf(scheduler: Scheduler, t: TaskRecord) {
+  const links: [string, "dependsOn" | "onSuccessOf" | "onFailureOf"][] = [
+    ...t.dependsOn.map((p) => [p, "dependsOn"] as [string, "dependsOn"]),
+  ];
+  if (t.onSuccessOf) links.push([t.onSuccessOf, "onSuccessOf"]);
+  if (t.onFailureOf) links.push([t.onFailureOf, "onFailureOf"]);
+  return await Promise.all(
+    links.slice(0, MAX_PARENTS_READ).map(async ([id, relation]) => ({
+      id,
+      relation,
+      status: (await scheduler.get(id))?.status ?? PRUNED_STATUS,
+    })),
+  );
 }
 
 /** Registers the task routes on the `/skedulr/api` app. */
@@ -100,11 +130,22 @@ export function taskRoutes(
     return c.json({ tasks: page.items, next: page.next });
   });
 
+  // The record, its workflow parents (at most 100) and a page of its children, with statuses.
   api.get("/tasks/:id", role("read"), async (c) => {
     const id = c.req.param("id");
+    const page = parseTaskQuery(c.req.url);
     const task = await scheduler.get(id);
     if (!task) throw new NotFoundError("Task", id);
-    return c.json(task);
+    const [parents, children] = await Promise.all([
+      parentsOf(scheduler, task),
+      scheduler.children(id, page),
+    ]);
+    return c.json({
+      ...task,
+      parents,
+      children: children.items.map((t) => ({ id: t.id, status: t.status })),
+      childrenNext: children.next,
+    });
   });
 
   api.post("/tasks/:id/cancel", role("submit"), body, async (c) => {

@@ -49,6 +49,8 @@ export {
   isWellFormed,
   MAX_EXPIRY_MS,
   MAX_GLOBAL_CONCURRENCY,
+  MAX_PARENT_RESULTS_BYTES,
+  MAX_PARENTS_READ,
   MAX_RATE_LIMIT,
   MAX_RATE_PER_MS,
   MISSED_AFTER_MS,
@@ -96,6 +98,7 @@ export {
   timingMiddleware,
 } from "./worker/middleware.ts";
 export { AbortReason } from "./worker/runner.ts";
+export type { ParentOutcome, Parents } from "./worker/parents.ts";
 export {
   type HttpFetcher,
   httpTaskHandler,

@@ -52,6 +52,12 @@ export const CATCH_UP_MAX = 100;
  */
 export const MISSED_AFTER_MS = 60_000;
 
+/** A child's `ctx.parents` holds at most this many parents (dependsOn first). */
+export const MAX_PARENTS_READ = 100;
+
+/** ...and at most this many bytes of their results (as JSON); later ones are left out. */
+export const MAX_PARENT_RESULTS_BYTES = 1_048_576;
+
 /** How many next run times `GET /schedules/:id` lists (`nextRuns`). */
 export const NEXT_RUNS_LISTED = 5;
 

@@ -4,6 +4,7 @@
  * A middleware wraps the next handler: `(next) => (payload, ctx) => ...`. The first one
  * registered is the outermost, as in Hono and Koa.
  */
+import type { Parents } from "./parents.ts";
 
 /** Logger with structured fields. */
 export interface Logger {
@@ -26,6 +27,13 @@ export interface TaskContext {
   signal: AbortSignal;
   /** Reports progress 0..100; visible in `get(id)` and the dashboard. */
   progress(percent: number): Promise<void>;
+  /**
+   * The workflow parents' outcomes, id → `{ status, result }` (`dependsOn`, `onSuccessOf`,
+   * `onFailureOf`), read from the store when first read: at most 100 parents and 1 MiB of
+   * results (a result past that reads `truncated: true`); a parent removed by retention reads
+   * `pruned`. `{}` for a task without parents.
+   */
+  readonly parents: Promise<Parents>;
   logger: Logger;
 }
 

@@ -11,7 +11,8 @@ import type { Clock } from "../core/clock.ts";
 import { isStorageFault, toErrorInfo } from "../core/errors.ts";
 import type { AttemptRecord } from "../core/task.ts";
 import type { BackoffFn } from "../core/backoff.ts";
-import type { Claimed, ClaimedTask, QueueStore } from "../storage/storage.ts";
+import type { Claimed, ClaimedTask, QueryStore, QueueStore } from "../storage/storage.ts";
+import { readParents } from "./parents.ts";
 import { compose, type Handler, type Logger, type Middleware } from "./middleware.ts";
 import { attemptRecord, type OutcomeDeps, storeOutcome } from "./outcome.ts";
 import { withRetries } from "./retry.ts";
@@ -51,7 +52,8 @@ export interface HandlerEntry {
 
 /** What pools share: the scheduler passes one of these to each. */
 export interface PoolDeps {
-  storage: QueueStore;
+  /** Transitions, and reads of other tasks (a child's parents). */
+  storage: QueueStore & Pick<QueryStore, "get">;
   clock: Clock;
   logger: Logger;
   workerId: string;
@@ -331,6 +333,18 @@ export class WorkerPool {
           what: `progress of task ${task.id}`,
           until: () => attempt.leaseUntil,
         });
+      },
+      // A store that cannot answer is retried while the lease holds, as for progress.
+      parents: async () => {
+        const read = () => readParents(task, (id) => storage.get(id));
+        const found = await withRetries(read, {
+          clock,
+          logger,
+          what: `parents of task ${task.id}`,
+          until: () => attempt.leaseUntil,
+        });
+        if (!found) throw new Error(`could not read the parents of task ${task.id}`);
+        return found;
       },
     });
     attempt.ended = true;

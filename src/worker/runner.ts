@@ -9,6 +9,7 @@ import type { Clock } from "../core/clock.ts";
 import type { TaskRecord } from "../core/task.ts";
 import type { Lease } from "../storage/storage.ts";
 import type { Handler, Logger, TaskContext } from "./middleware.ts";
+import type { Parents } from "./parents.ts";
 
 /**
  * Why an attempt's signal was aborted. `lease-lost`: the store says another claim owns the
@@ -83,11 +84,14 @@ export interface AttemptInput {
   clock: Clock;
   logger: Logger;
   progress(percent: number): Promise<void>;
+  /** Reads the task's parents' outcomes (ctx.parents, once, on first read). */
+  parents(): Promise<Parents>;
 }
 
 /** Runs the attempt to its outcome; never rejects. */
 export function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
   const { task, attempt, clock } = input;
+  let parents: Promise<Parents> | undefined;
   const ctx: TaskContext = {
     id: task.id,
     type: task.type,
@@ -99,6 +103,10 @@ export function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
       return attempt.signal;
     },
     progress: input.progress,
+    get parents() {
+      parents ??= input.parents();
+      return parents;
+    },
     logger: input.logger,
   };
   return new Promise<AttemptOutcome>((resolve) => {

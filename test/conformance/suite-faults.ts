@@ -87,6 +87,29 @@ export function faultsSuite(backend: string, factory: StorageFactory): void {
       }
     });
 
+    it("a child's ctx.parents is read again when the store refuses the read; no retry spent", async () => {
+      const faults = new Faults();
+      const h = await harness(factory, { faults });
+      try {
+        let seen: unknown;
+        h.s.register("make", () => "made");
+        h.s.register("join", async (_p, ctx) => {
+          seen = await ctx.parents;
+        });
+        const parent = await h.s.submit({ type: "make" });
+        await h.until(parent, "succeeded");
+        faults.inject("get", "reject", 2);
+        const child = await h.s.submit({ type: "join", dependsOn: [parent] });
+        for (let i = 0; i < 20 && seen === undefined; i++) await h.clock.advance(100);
+        const done = await h.until(child, "succeeded");
+        assert.equal(done.attempt, 1, "the read's faults were not the handler's failure");
+        assert.deepEqual(seen, { [parent]: { status: "succeeded", result: "made" } });
+        assert.ok(faults.applied.filter((f) => f === "get:reject").length >= 1);
+      } finally {
+        await h.close();
+      }
+    });
+
     it("a completion whose reply was lost is retried and stored once", async () => {
       const faults = new Faults();
       const h = await harness(factory, { faults });

@@ -35,6 +35,41 @@ export function workflowsSuite(backend: string, factory: StorageFactory): void {
       }
     });
 
+    it("a child reads its parents' statuses and results through ctx.parents", async () => {
+      const h = await harness(factory);
+      try {
+        const seen = new Map<string, unknown>();
+        h.s.register("make", (p: { n: number }) => ({ made: p.n }));
+        h.s.register("boom", () => {
+          throw new Error("no luck");
+        });
+        h.s.register("join", async (_p, ctx) => {
+          seen.set(ctx.id, await ctx.parents);
+          // Read once: a second read is the same answer, not another round of reads.
+          assert.equal(await ctx.parents, seen.get(ctx.id));
+        });
+        const [a, b] = await h.s.submitMany([
+          { type: "make", payload: { n: 1 } },
+          { type: "make", payload: { n: 2 } },
+        ]);
+        const bad = await h.s.submit({ type: "boom" });
+        const [join, rescue, alone] = (await h.s.submitMany([
+          { type: "join", dependsOn: [a.id, b.id] },
+          { type: "join", onFailureOf: bad },
+          { type: "join" },
+        ])).map((t) => t.id);
+        for (const id of [join, rescue, alone]) await h.until(id, "succeeded");
+        assert.deepEqual(seen.get(join), {
+          [a.id]: { status: "succeeded", result: { made: 1 } },
+          [b.id]: { status: "succeeded", result: { made: 2 } },
+        });
+        assert.deepEqual(seen.get(rescue), { [bad]: { status: "dead", result: null } });
+        assert.deepEqual(seen.get(alone), {});
+      } finally {
+        await h.close();
+      }
+    });
+
     it("cancels, with a reason, the children of a parent that dies; never leaves them waiting", async () => {
       const h = await harness(factory);
       try {

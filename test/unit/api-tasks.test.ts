@@ -304,3 +304,36 @@ describe("api: list", () => {
     }
   });
 });
+
+describe("api: a task's workflow", () => {
+  it("GET /tasks/:id lists its parents and pages its children, each with its status", async () => {
+    const f = await apiFixture({ start: false });
+    try {
+      const call = (body: unknown) => f.call("POST", "/skedulr/api/tasks", body);
+      await call({ type: "t", id: "a" });
+      await call({ type: "t", id: "b" });
+      await call({ type: "t", id: "c", dependsOn: ["a", "b"], onFailureOf: "a" });
+      for (let i = 0; i < 5; i++) await call({ type: "t", id: `k${i}`, dependsOn: ["a"] });
+      const c = (await f.call("GET", "/skedulr/api/tasks/c")).body;
+      assert.deepEqual(c.parents, [
+        { id: "a", relation: "dependsOn", status: "queued" },
+        { id: "b", relation: "dependsOn", status: "queued" },
+        { id: "a", relation: "onFailureOf", status: "queued" },
+      ]);
+      assert.deepEqual(c.children, []);
+      assert.equal(c.childrenNext, null);
+      const first = (await f.call("GET", "/skedulr/api/tasks/a?childrenLimit=4")).body;
+      assert.deepEqual(first.children.map((t: { id: string }) => t.id), ["c", "k0", "k1", "k2"]);
+      assert.ok(first.children.every((t: { status: string }) => t.status === "waiting"));
+      const cursor = encodeURIComponent(first.childrenNext);
+      const second = (await f.call("GET", `/skedulr/api/tasks/a?childrenCursor=${cursor}`)).body;
+      assert.deepEqual(second.children.map((t: { id: string }) => t.id), ["k3", "k4"]);
+      assert.equal(second.childrenNext, null);
+      const bad = await f.call("GET", "/skedulr/api/tasks/a?childrenLimit=500");
+      assert.equal(bad.status, 400);
+      assert.equal(bad.body.error.issues[0].path, "childrenLimit");
+    } finally {
+      await f.close();
+    }
+  });
+});

@@ -58,8 +58,12 @@ describe("the contract sheet (docs/CONTRACT.md)", () => {
   it("names the fields of a task record, an attempt and the totals as the API answers them", async () => {
     const { body } = await f.call("POST", "/skedulr/api/tasks", { type: "ok" });
     await f.until(body.id, "succeeded");
-    const record = (await f.call("GET", `/skedulr/api/tasks/${body.id}`)).body;
+    const record = (await f.call("GET", `/skedulr/api/tasks`)).body.tasks[0];
     assert.deepEqual(sorted(fields("task record")), sorted(Object.keys(record)));
+    const detail = (await f.call("GET", `/skedulr/api/tasks/${body.id}`)).body;
+    const more = Object.keys(detail).filter((k) => !(k in record));
+    assert.deepEqual(sorted(more), ["children", "childrenNext", "parents"]);
+    for (const k of more) assert.ok(fields("`GET /tasks/:id`").includes(k), `${k} listed`);
     assert.deepEqual(
       sorted(Object.keys(doc.components.schemas.Task.properties)),
       sorted(Object.keys(record)),

@@ -8,12 +8,14 @@ import assert from "node:assert/strict";
 import { ManualClock } from "../../src/core/clock.ts";
 import { WorkerPool } from "../../src/worker/pool.ts";
 import { silentLogger } from "../../src/worker/middleware.ts";
-import type { Claimed, QueueStore } from "../../src/storage/storage.ts";
+import type { Claimed, QueryStore, QueueStore } from "../../src/storage/storage.ts";
+
+type PoolStore = QueueStore & Pick<QueryStore, "get">;
 
 /** A store whose claims answer no task and the scripted `heldUntil`s, logging when each ran. */
 function scriptedStore(answers: (number | undefined)[]) {
   const claims: number[] = [];
-  const storage = new Proxy({} as QueueStore, {
+  const storage = new Proxy({} as PoolStore, {
     get: (_, name) =>
       name === "claim"
         ? ({ now }: { now: number }): Promise<Claimed> => {
@@ -28,7 +30,7 @@ function scriptedStore(answers: (number | undefined)[]) {
   return { storage, claims };
 }
 
-function pool(storage: QueueStore, clock: ManualClock) {
+function pool(storage: PoolStore, clock: ManualClock) {
   return new WorkerPool("p", 4, {
     storage,
     clock,

@@ -354,6 +354,25 @@ export const MUTANTS: Mutant[] = [
     tests: [REDIS],
     filter: "one id namespace",
   },
+  // Results that flow through workflows.
+  {
+    id: "parents-without-results",
+    why: "a workflow child reads its parents' results (ctx.parents)",
+    file: "src/worker/parents.ts",
+    find: "out[id] = { status: r.status, result: r.result };",
+    replace: "out[id] = { status: r.status, result: null };",
+    tests: [MEMORY],
+    filter: "ctx.parents",
+  },
+  {
+    id: "parents-read-not-retried",
+    why: "a store fault while reading ctx.parents is retried, never the handler's failure",
+    file: "src/worker/pool.ts",
+    find: "const found = await withRetries(read, {",
+    replace: "const found = await read() ?? await withRetries(read, {",
+    tests: [MEMORY],
+    filter: "read again when the store refuses",
+  },
   // Priority order and pool limits.
   {
     id: "priority-reversed-memory",
