@@ -2,13 +2,13 @@
  * @module flow bench — flow control keys (a spec's `flowControl`) on a throwaway
  * redis-server, one real worker process (`scripts/entry/worker.ts`, concurrency 50):
  *
- *   bun scripts/bench/flow.ts [--quick] [--reps 3] [--only fairness,overhead,rate]
+ *   bun scripts/bench/flow.ts [--quick] [--reps 3] [--tasks 60000] [--only fairness,overhead,rate]
  *
  * - fairness: one tenant's 20,000 tasks queued before 50 tenants' 20 each, every tenant
  *   `parallelism: 2`, no-op handlers; the small tenants' wait (the queue resumed → their
  *   handler started), next to the same run without keys (plain FIFO);
- * - overhead: drain throughput of 20,000 no-op tasks, each with a flow key (1,000 distinct
- *   keys, limits far above use) against none;
+ * - overhead: drain throughput of 60,000 no-op tasks (--tasks), each with a flow key (1,000
+ *   distinct keys, limits far above use) against none;
  * - rate: a key with `rate: 100, period: "1s"` over 30 s (10 s with --quick): starts per
  *   second, the most starts in any 1 s window, and how late each start came after its token
  *   freed (its start − the start 100 before it − 1 s, on the store's clock).
@@ -29,6 +29,8 @@ const arg = (name: string, fallback: string) => {
 };
 const QUICK = argv.includes("--quick");
 const REPS = Number(arg("reps", "3"));
+/** Tasks per drain of the overhead part: a drain under a second is mostly noise here. */
+const DRAIN_TASKS = Number(arg("tasks", "60000"));
 const ONLY = new Set(arg("only", "fairness,overhead,rate").split(","));
 const RATE_SECONDS = QUICK ? 10 : 30;
 const SAMPLES = "bench:samples";
@@ -131,7 +133,7 @@ async function drain(keyed: boolean): Promise<number> {
   const s = await system();
   try {
     await s.client.pause();
-    const n = 20_000;
+    const n = DRAIN_TASKS;
     const specs = Array.from({ length: n }, (_, i) => ({
       type: "noop",
       ...(keyed ? { flowControl: { key: `k${i % 1000}`, parallelism: 1000 } } : {}),
