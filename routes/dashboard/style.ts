@@ -81,6 +81,7 @@ td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 .btn.primary{background:var(--accent);border-color:var(--accent);color:var(--accent-ink)}.btn.primary:hover{background:#264bb3}
 .btn.danger{color:var(--bad);border-color:#efc0b9}.btn.danger:hover{background:#fdf0ee}
 td.actions{display:flex;gap:6px;flex-wrap:wrap}
+.graph svg{width:100%;max-width:620px;height:auto;display:block;margin:6px 0 10px}.graph .edge{stroke:#b9c1ce;stroke-width:1.5}.graph .node rect{fill:#fff;stroke:var(--c,#8a93a3);stroke-width:1.5}.graph .node.me rect{fill:#f3f5f9;stroke-width:2.5}.graph .node text{font-size:11px;fill:var(--c,#333)}.graph a:focus-visible rect{stroke-width:3}
 .editor{padding:10px 14px;border-bottom:1px solid #e4e8ef}.editor textarea{width:100%;font:12px/1.45 ui-monospace,monospace;border:1px solid #cfd5df;border-radius:7px;padding:8px;box-sizing:border-box}.editor .row{display:flex;gap:8px;margin-top:8px}
 .btn.armed{background:var(--bad);border-color:var(--bad);color:#fff}
 .btn.sm{padding:3px 9px;font-size:12.5px}

@@ -186,10 +186,16 @@ describe("dashboard in Chromium (bun run worker, no token)", () => {
     await taskIs(child.id, "succeeded");
     await page.goto(`${w.url}#/tasks/${child.id}`);
     await page.waitForSelector(`#parents a[href="#/tasks/${parent.id}"]`);
+    // The graph: the parent, succeeded, as a link; then from the parent, both children.
+    await page.waitForSelector(`#workflow-graph a[data-node="${parent.id}"] .s-succeeded`);
     await page.click(`#parents a[href="#/tasks/${parent.id}"]`);
     await page.waitForSelector(`#children a[href="#/tasks/${child.id}"]`);
     await page.waitForSelector(`#children a[href="#/tasks/${fallback.id}"]`);
     assert.match((await page.textContent("#children")) ?? "", /onFailureOf.*cancelled/s);
+    await page.waitForSelector(`#workflow-graph a[data-node="${fallback.id}"] .s-cancelled`);
+    await page.click(`#workflow-graph a[data-node="${child.id}"]`);
+    await page.waitForSelector(`#workflow-graph a[data-node="${parent.id}"]`);
+    assert.match(page.url(), new RegExp(`#/tasks/${child.id}$`));
   });
 
   it("narrows the table with status chips, type, pool and free text", T, async () => {

@@ -6,7 +6,16 @@
 import { api } from "./api.ts";
 import { $, badge, clear, empty, h, taskLink } from "./dom.ts";
 import { clock, dur } from "./format.ts";
-import type { AttemptRecord, Children, Failure, TaskRecord, Workers } from "./types.ts";
+import type {
+  AttemptRecord,
+  ChildRef,
+  Children,
+  Failure,
+  TaskDetail,
+  TaskRecord,
+  Workers,
+} from "./types.ts";
+import { workflowGraph } from "./task-graph.ts";
 
 // A badge beside the status when no live worker lists the task's type in its heartbeat (a
 // worker of a version that lists none counts as handling every type).
@@ -51,6 +60,21 @@ function parentRow(relation: string, pid: string): HTMLLIElement {
 /** Fills `flow` with the task's parents now and its children once they are listed. */
 export function loadFlow(flow: HTMLElement, t: TaskRecord): Promise<void> {
   clear(flow);
+  // The graph: parents with statuses from the record (GET /tasks/:id), children once listed.
+  const graph = h("div", { class: "graph" });
+  const parentNodes = ((t as TaskDetail).parents ?? []).map((p) => ({
+    id: p.id,
+    status: p.status,
+    label: p.relation,
+  }));
+  const draw = (kids: ChildRef[]) =>
+    clear(graph).appendChild(workflowGraph(
+      t,
+      parentNodes,
+      kids.map((c) => ({ id: c.id, status: c.status, label: c.via })),
+    ));
+  if (parentNodes.length) draw([]);
+  flow.appendChild(graph);
   const parents: [string, string][] = t.dependsOn.map((p) => ["depends on", p]);
   if (t.onSuccessOf) parents.push(["on success of", t.onSuccessOf]);
   if (t.onFailureOf) parents.push(["on failure of", t.onFailureOf]);
@@ -66,6 +90,7 @@ export function loadFlow(flow: HTMLElement, t: TaskRecord): Promise<void> {
   return api<Children>("GET", `/dashboard/tasks/${encodeURIComponent(t.id)}/children`).then(
     (r) => {
       clear(kids);
+      if (parentNodes.length || r.children.length) draw(r.children);
       if (!r.children.length) {
         kids.appendChild(h("p", {
           class: "muted small",

@@ -29,6 +29,11 @@ export interface Workers {
   workers: InstanceInfo[];
 }
 /** `GET /api/dashboard/tasks/:id/children`. */
+/** What GET /tasks/:id adds to the record: its parents, with their statuses now. */
+export interface TaskDetail extends TaskRecord {
+  parents?: { id: string; relation: string; status: string }[];
+}
+
 export interface Children {
   children: ChildRef[];
   complete: boolean;
