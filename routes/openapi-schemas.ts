@@ -126,6 +126,10 @@ function answerSchemas(): Json {
         rate: nullable("integer"),
         periodMs: nullable("integer"),
       })),
+      traceparent: {
+        ...nullable("string"),
+        description: "The W3C trace context it was submitted in; its attempts' spans continue it",
+      },
       waitingFor: {
         type: ["string", "null"],
         enum: ["parallelism", "rate", "pool_limit", "paused", null],

@@ -15,6 +15,7 @@
  */
 import type { Hono, MiddlewareHandler } from "hono";
 import {
+  isTraceparent,
   MAX_PARENTS_READ,
   NotFoundError,
   PRUNED_STATUS,
@@ -87,6 +88,18 @@ async function parentsOf(scheduler: Scheduler, t: TaskRecord) {
   );
 }
 
+/**
+ * A one-off task spec in the request's trace: the `traceparent` header when the spec names
+ * none (an invalid header is ignored, as W3C Trace Context says; a bad spec field is a 400).
+ */
+function inTrace(spec: unknown, header: string | undefined): unknown {
+  if (!header || !isTraceparent(header)) return spec;
+  if (typeof spec !== "object" || spec === null || Array.isArray(spec)) return spec;
+  const s = spec as Record<string, unknown>;
+  if (s.traceparent !== undefined || s.every !== undefined || s.cron !== undefined) return spec;
+  return { ...s, traceparent: header };
+}
+
 /** Registers the task routes on the `/skedulr/api` app. */
 export function taskRoutes(
   api: Hono<SkedulrEnv>,
@@ -98,7 +111,7 @@ export function taskRoutes(
     if (Array.isArray(spec)) {
       throw badBody("expected a task spec object, got an array (POST arrays to /tasks/batch)");
     }
-    const [submitted] = await scheduler.submitMany([spec]);
+    const [submitted] = await scheduler.submitMany([inTrace(spec, c.req.header("traceparent"))]);
     if (submitted.kind === "task") {
       c.header("Location", `/skedulr/api/tasks/${encodeURIComponent(submitted.id)}`);
     }
@@ -118,7 +131,10 @@ export function taskRoutes(
       throw badBody(`expected at most ${MAX_BATCH} task specs, got ${specs.length}`);
     }
     // batch: true names the index in every issue path, even for a batch of one.
-    const submitted = await scheduler.submitMany(specs, { batch: true });
+    const traceparent = c.req.header("traceparent");
+    const submitted = await scheduler.submitMany(specs.map((s) => inTrace(s, traceparent)), {
+      batch: true,
+    });
     return c.json(
       { tasks: submitted.map(submittedView), ...batchWarnings(submitted) },
       submitStatus(submitted),

@@ -58,6 +58,7 @@ export {
   textIssues,
 } from "./core/bounds.ts";
 export { nextRuns } from "./core/catch-up.ts";
+export { isTraceparent } from "./core/traceparent.ts";
 export {
   parsePoolLimits,
   type PoolLimits,

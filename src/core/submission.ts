@@ -31,6 +31,7 @@ export function toNewTask(spec: ParsedSpec, now: number): NewTask {
     ...(spec.dedupe ? { dedupe: spec.dedupe } : {}),
     ...(spec.debounce ? { debounce: spec.debounce } : {}),
     ...(spec.flowControl ? { flowControl: spec.flowControl } : {}),
+    ...(spec.traceparent ? { traceparent: spec.traceparent } : {}),
   };
 }
 

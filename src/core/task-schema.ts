@@ -6,6 +6,7 @@ import * as v from "valibot";
 import { type FieldIssue, ValidationError } from "./errors.ts";
 import { MAX_DURATION_MS, parseDuration } from "./duration.ts";
 import type { CatchUp } from "./task.ts";
+import { isTraceparent } from "./traceparent.ts";
 import { NAME_PATTERN, NAME_RULE } from "./ids.ts";
 import {
   type Backoff,
@@ -175,6 +176,13 @@ export const TaskSpecSchema = v.strictObject({
   expiresIn: v.optional(duration),
   expiresAt: v.optional(instant),
   catchUp: v.optional(v.picklist(["none", "last", "all"], 'expected "none", "last" or "all"')),
+  traceparent: v.optional(v.pipe(
+    v.string("expected a string"),
+    v.check(
+      isTraceparent,
+      "must be a W3C traceparent: 00-<32 hex trace id>-<16 hex span id>-<2 hex flags>",
+    ),
+  )),
   skipIfRunning: v.optional(v.boolean("expected true or false")),
 });
 
@@ -211,6 +219,8 @@ export interface ParsedSpec {
   catchUp: CatchUp;
   /** A schedule skips an occurrence while its previous run is unfinished (default true). */
   skipIfRunning: boolean;
+  /** The W3C trace context the task continues, or null. */
+  traceparent: string | null;
 }
 
 /** Bounds set by the deployment rather than by the spec. */
@@ -329,6 +339,8 @@ export function collectSpecIssues(
       "dedupe",
       "debounce",
       "flowControl",
+      // Each run is a trace of its own.
+      "traceparent",
       // Runs expire relative to their occurrence: expiresIn.
       "expiresAt",
     ] as const;
@@ -436,6 +448,7 @@ export function normalise(spec: TaskSpec, now: number): ParsedSpec {
     expiresInMs,
     catchUp: spec.catchUp ?? "last",
     skipIfRunning: spec.skipIfRunning ?? true,
+    traceparent: spec.traceparent ?? null,
   };
 }
 

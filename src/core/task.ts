@@ -115,6 +115,8 @@ export interface TaskRecord {
   expiresAt: number | null;
   /** The flow control it was submitted with (its key's limits are the latest submit's). */
   flowControl: FlowControl | null;
+  /** The W3C trace context it was submitted in: each attempt's span continues that trace. */
+  traceparent: string | null;
   /**
    * Why it is queued but not running: its flow key's limit (stored while parked), else its
    * pool's state (derived when read); null otherwise.
@@ -190,6 +192,8 @@ export interface NewTask {
   debounce?: Debounce | null;
   /** Absent or null: no flow control. */
   flowControl?: FlowControl | null;
+  /** Absent or null: its attempts start traces of their own. */
+  traceparent?: string | null;
 }
 
 /** The parents a new task waits for, each with the outcome it needs. */

@@ -109,6 +109,8 @@ export function httpTaskHandler(options: HttpTaskOptions = {}): Handler {
       headers.set("content-type", "application/json");
     }
     headers.set("skedulr-task-id", ctx.id);
+    // The attempt's trace goes on downstream (W3C Trace Context).
+    if (ctx.traceparent) headers.set("traceparent", ctx.traceparent);
     headers.set("skedulr-attempt", String(ctx.attempt));
     if (key) {
       const timestamp = String(Date.now());

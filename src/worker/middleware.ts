@@ -34,6 +34,11 @@ export interface TaskContext {
    * `pruned`. `{}` for a task without parents.
    */
   readonly parents: Promise<Parents>;
+  /**
+   * The W3C traceparent to forward downstream: the attempt's span's (an SDK registered), else
+   * the task's own (`traceparent` at submit); null when neither.
+   */
+  readonly traceparent: string | null;
   logger: Logger;
 }
 

@@ -13,6 +13,7 @@ import type { AttemptRecord } from "../core/task.ts";
 import type { BackoffFn } from "../core/backoff.ts";
 import type { Claimed, ClaimedTask, QueryStore, QueueStore } from "../storage/storage.ts";
 import { readParents } from "./parents.ts";
+import { traced } from "./tracing.ts";
 import { compose, type Handler, type Logger, type Middleware } from "./middleware.ts";
 import { attemptRecord, type OutcomeDeps, storeOutcome } from "./outcome.ts";
 import { withRetries } from "./retry.ts";
@@ -315,9 +316,12 @@ export class WorkerPool {
   async #run(task: ClaimedTask, attempt: Attempt, ended: () => void): Promise<void> {
     const { storage, clock, logger } = this.#deps;
     const entry = this.#deps.handlers.get(task.type);
-    const handler: Handler = entry ? compose(this.#deps.middleware, entry.handler) : () => {
-      throw new Error(`No handler registered for task type "${task.type}"`);
-    };
+    const handler: Handler = traced(
+      task,
+      entry ? compose(this.#deps.middleware, entry.handler) : () => {
+        throw new Error(`No handler registered for task type "${task.type}"`);
+      },
+    );
     const outcome = await runAttempt({
       task,
       handler,

@@ -10,6 +10,7 @@ import type { TaskRecord } from "../core/task.ts";
 import type { Lease } from "../storage/storage.ts";
 import type { Handler, Logger, TaskContext } from "./middleware.ts";
 import type { Parents } from "./parents.ts";
+import { currentTraceparent } from "./tracing.ts";
 
 /**
  * Why an attempt's signal was aborted. `lease-lost`: the store says another claim owns the
@@ -106,6 +107,9 @@ export function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
     get parents() {
       parents ??= input.parents();
       return parents;
+    },
+    get traceparent() {
+      return currentTraceparent(task);
     },
     logger: input.logger,
   };

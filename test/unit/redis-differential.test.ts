@@ -246,6 +246,7 @@ async function run(seed: number, steps: number) {
             onFailureOf: !debounce && flow >= 0.75 ? parent() : null,
             createdAt: now,
             ...(flowControl ? { flowControl } : {}),
+            ...(rnd() < 0.1 ? { traceparent: `00-${"ab".repeat(16)}-${"cd".repeat(8)}-01` } : {}),
           });
         }
         const res = await both("enqueue", (s) => s.enqueue({ tasks: batch, now }));

@@ -373,6 +373,15 @@ export const MUTANTS: Mutant[] = [
     tests: [MEMORY],
     filter: "read again when the store refuses",
   },
+  // Tracing.
+  {
+    id: "span-ignores-traceparent",
+    why: "an attempt's span continues the trace the task was submitted in",
+    file: "src/worker/tracing.ts",
+    find: "      parentContext(task.traceparent),",
+    replace: "      context.active(),",
+    tests: ["test/unit/tracing.test.ts"],
+  },
   // Priority order and pool limits.
   {
     id: "priority-reversed-memory",

@@ -53,6 +53,7 @@ export function toRecord(row: Row): TaskRecord {
     expiresAt: row.expiresAt,
     flowControl: row.flowControl ? { ...row.flowControl } : null,
     waitingFor: row.waitingFor,
+    traceparent: row.traceparent,
   };
 }
 

@@ -100,5 +100,7 @@ export function respec(row: Row, task: NewTask, runAt: number): void {
   row.dependsOn = [...task.dependsOn];
   row.onSuccessOf = task.onSuccessOf;
   row.onFailureOf = task.onFailureOf;
+  // The burst's last submit's trace (the body the script stores is that submit's).
+  row.traceparent = task.traceparent ?? null;
   row.runAt = runAt;
 }

@@ -104,6 +104,7 @@ export class TaskTable {
       ...rest,
       flowControl: task.flowControl ? { ...task.flowControl } : null,
       waitingFor: null,
+      traceparent: task.traceparent ?? null,
       payloadJson: JSON.stringify(shown ?? null),
       secrets,
       dependsOn: [...task.dependsOn],

@@ -121,5 +121,6 @@ function decodeClaimed(v: Value[], claim: ClaimItem): ClaimedTask {
     expiresAt: num(v[AT.expiresAt]),
     flowControl: b.flowControl ?? null,
     waitingFor: null,
+    traceparent: b.traceparent ?? null,
   };
 }

@@ -46,7 +46,11 @@ type Body = Pick<
  * `body` as stored, with an `http` task's header values: kept out of `payload`, which
  * listings search and the API shows (see core/secret-headers.ts).
  */
-export type StoredBody = Body & { secrets?: HeaderSecrets; flowControl?: FlowControl };
+export type StoredBody = Body & {
+  secrets?: HeaderSecrets;
+  flowControl?: FlowControl;
+  traceparent?: string;
+};
 
 /** The body of a task stored before maxStalls existed has none: the default applies. */
 export const bodyMaxStalls = (body: Partial<Body>) => body.maxStalls ?? DEFAULT_MAX_STALLS;
@@ -94,6 +98,7 @@ export function encodeTask(t: NewTask): string[] {
     onFailureOf: t.onFailureOf,
     maxStalls: t.maxStalls,
     ...(t.flowControl ? { flowControl: t.flowControl } : {}),
+    ...(t.traceparent ? { traceparent: t.traceparent } : {}),
     ...(secrets ? { secrets } : {}),
   };
   const fixed: Record<typeof TASK_ARGS[number], string> = {
@@ -166,6 +171,7 @@ export function decodeTask(reply: RedisReply): { record: TaskRecord; order: numb
     expiresAt: numOrNull(f.expiresAt),
     flowControl: body.flowControl ?? null,
     waitingFor: (f.wf ?? null) as TaskRecord["waitingFor"],
+    traceparent: body.traceparent ?? null,
   };
   return { record, order: Number(f.order) };
 }
@@ -198,6 +204,7 @@ export function newRecord(
     expiresAt: t.expiresAt ?? null,
     flowControl: t.flowControl ? { ...t.flowControl } : null,
     waitingFor: null,
+    traceparent: t.traceparent ?? null,
   };
 }
 
