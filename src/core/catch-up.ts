@@ -3,14 +3,11 @@
  * enqueues (if any), and where the schedule goes next, by its `catchUp`.
  */
 import { CATCH_UP_MAX, MISSED_AFTER_MS } from "./bounds.ts";
-import { nextOccurrence } from "./recurrence.ts";
+import { latestOccurrences, nextOccurrence } from "./recurrence.ts";
 import type { ScheduleRecord } from "./task.ts";
 
 /** Far beyond any real schedule: a cron with no further occurrence. */
 export const NEVER = 8.64e15;
-
-/** Occurrences a firing walks at most to find the newest due ones (a cron's walk costs). */
-const MAX_WALK = 100_000;
 
 export interface FiringPlan {
   /** The occurrence to run (the run's runAt), or null: nothing runs. */
@@ -38,26 +35,21 @@ export function firingPlan(
   occurrenceAt: number,
   now: number,
 ): FiringPlan {
-  // The newest due occurrences (at most CATCH_UP_MAX + 1), and the first one after now.
-  const due = [occurrenceAt];
-  let next = after(s, occurrenceAt);
-  let walked = 1;
-  while (next <= now && walked < MAX_WALK) {
-    due.push(next);
-    if (due.length > CATCH_UP_MAX + 1) due.shift();
-    next = after(s, next);
-    walked++;
-  }
+  // The newest due occurrences since this one (at most CATCH_UP_MAX + 1), found without a
+  // walk over every missed one; this one first when fewer are due.
+  const found = latestOccurrences(s, occurrenceAt + 1, now, CATCH_UP_MAX + 1);
+  const due = found.length > CATCH_UP_MAX ? found : [occurrenceAt, ...found];
   const newest = due[due.length - 1];
+  const next = after(s, newest);
   // Fired later than 60 s, or than half the gap to the next occurrence, after its time.
   const missed = (at: number) => now - at > Math.min(MISSED_AFTER_MS, (next - at) / 2);
-  if (walked === 1) {
+  if (due.length === 1) {
     const run = s.catchUp === "none" && missed(occurrenceAt) ? null : occurrenceAt;
     return { runAt: run, firedAt: occurrenceAt, nextRunAt: next };
   }
   if (s.catchUp === "all") {
     // More than CATCH_UP_MAX due: skip to the newest CATCH_UP_MAX (due[1..]).
-    if (walked > CATCH_UP_MAX) return { runAt: null, firedAt: due[0], nextRunAt: due[1] };
+    if (found.length > CATCH_UP_MAX) return { runAt: null, firedAt: due[0], nextRunAt: due[1] };
     return { runAt: occurrenceAt, firedAt: occurrenceAt, nextRunAt: due[1] };
   }
   const run = s.catchUp === "none" && missed(newest) ? null : newest;

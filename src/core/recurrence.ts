@@ -36,3 +36,27 @@ export function nextOccurrence(
   const next = cronFor(schedule.cron!, schedule.timezone).nextRun(new Date(after));
   return next ? next.getTime() : null;
 }
+
+/**
+ * The newest `n` occurrences at or before `upTo` and at or after `from`, oldest first: found
+ * without walking from `from` (arithmetic for intervals, croner's previousRuns for cron).
+ */
+export function latestOccurrences(
+  schedule: Pick<ScheduleRecord, "kind" | "everyMs" | "cron" | "timezone" | "startAt">,
+  from: number,
+  upTo: number,
+  n: number,
+): number[] {
+  if (schedule.kind === "every") {
+    const every = schedule.everyMs!;
+    if (upTo < schedule.startAt) return [];
+    const last = Math.floor((upTo - schedule.startAt) / every);
+    const first = Math.max(0, Math.ceil((from - schedule.startAt) / every), last - n + 1);
+    const out: number[] = [];
+    for (let k = first; k <= last; k++) out.push(schedule.startAt + k * every);
+    return out;
+  }
+  // previousRuns counts back from strictly before its reference: one ms past upTo.
+  return cronFor(schedule.cron!, schedule.timezone).previousRuns(n, new Date(upTo + 1))
+    .map((d) => d.getTime()).filter((at) => at >= from && at <= upTo).reverse();
+}

@@ -65,6 +65,26 @@ describe("firingPlan", () => {
     assert.equal(runs, CATCH_UP_MAX);
   });
 
+  it("finds a cron's newest missed occurrences a week later without walking each one", () => {
+    const everySecond = {
+      kind: "cron" as const,
+      everyMs: null,
+      cron: "* * * * * *",
+      timezone: "UTC",
+      startAt: T,
+      catchUp: "last" as CatchUp,
+    };
+    const now = T + 7 * 86_400_000 + 500;
+    assert.deepEqual(firingPlan(everySecond, T, now), {
+      runAt: T + 7 * 86_400_000,
+      firedAt: T + 7 * 86_400_000,
+      nextRunAt: T + 7 * 86_400_000 + 1_000,
+    });
+    const all = firingPlan({ ...everySecond, catchUp: "all" }, T, now);
+    assert.equal(all.runAt, null, "past the cap: skipped ahead");
+    assert.equal(all.nextRunAt, now - 500 - (CATCH_UP_MAX - 1) * 1_000, "the newest 100 remain");
+  });
+
   it("lists the next run times from nextRunAt", () => {
     const s = { ...every(60_000, "last"), nextRunAt: T + 60_000 };
     assert.deepEqual(nextRuns(s, 3), [T + 60_000, T + 120_000, T + 180_000]);
