@@ -97,6 +97,25 @@ function taskPaths(a: string): Json {
         },
       }),
     },
+    [`${a}/tasks/{id}/wait`]: {
+      get: op("waitTask", T, "Wait until a task is final (or the timeout), then get it", {
+        description: "Answers 200 with the record as soon as the task is final, or with its " +
+          "current record at the timeout. The answer streams: spaces keep the connection " +
+          "busy while it waits (leading whitespace is valid JSON).",
+        parameters: [
+          pathId("id", "Task id"),
+          query(
+            "timeout",
+            "How long to wait: ms or a duration such as 30s (default 30 s, at most 60 s)",
+          ),
+        ],
+        responses: {
+          "200": ok("The task record", ref("Task")),
+          "400": failure("invalid_request: a bad timeout"),
+          ...NOT_FOUND,
+        },
+      }),
+    },
     [`${a}/tasks/{id}/cancel`]: {
       post: op("cancelTask", T, "Cancel a task (a running one is aborted) or a schedule", {
         parameters: [pathId("id", "Task or schedule id")],

@@ -27,6 +27,7 @@ import {
 import { describe, requiredBody, validate } from "./body.ts";
 import type { SkedulrEnv } from "./env.ts";
 import { requireRole, role } from "./roles.ts";
+import { waitForTask } from "./task-wait.ts";
 import {
   BulkResubmitSchema,
   CancelSchema,
@@ -163,6 +164,8 @@ export function taskRoutes(
       childrenNext: children.next,
     });
   });
+
+  api.get("/tasks/:id/wait", role("read"), (c) => waitForTask(c, scheduler));
 
   api.post("/tasks/:id/cancel", role("submit"), body, async (c) => {
     const { reason } = validate(CancelSchema, c.var.body ?? {}, "cancel request");

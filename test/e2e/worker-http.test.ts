@@ -73,6 +73,18 @@ describe("bun run worker over HTTP (embedded store)", () => {
     assert.deepEqual(t.result, { hello: "world" });
   });
 
+  it("GET /tasks/:id/wait outlasts the request deadline and the server's idle timeout", {
+    timeout: 30_000,
+  }, async () => {
+    const { body } = await api(w, "/tasks", { type: "sleep", payload: { ms: 12_000 } });
+    const started = Date.now();
+    const r = await fetch(`${w.url}/api/tasks/${body.id}/wait?timeout=25s`);
+    assert.equal(r.status, 200);
+    const record = JSON.parse(await r.text());
+    assert.equal(record.status, "succeeded");
+    assert.ok(Date.now() - started >= 11_000, "it waited for the task, not for a timeout");
+  });
+
   it("cancels a running task", async () => {
     const { body } = await api(w, "/tasks", { type: "forever", maxRetries: 3 });
     await taskIs(w, body.id, "running");

@@ -71,6 +71,10 @@ export async function tour(o: TourOptions): Promise<Seen[]> {
   await note("getTask", api.GET("/skedulr/api/tasks/{id}", task(ok)));
   await note("getTask", api.GET("/skedulr/api/tasks/{id}", task(bad)));
   await note("getTask", api.GET("/skedulr/api/tasks/{id}", task("no-such-task")));
+  await note("waitTask", api.GET("/skedulr/api/tasks/{id}/wait", task(ok)));
+  await note("waitTask", api.GET("/skedulr/api/tasks/{id}/wait", {
+    params: { path: { id: ok }, query: { timeout: "2h" } },
+  }));
   await note("listTasks", api.GET("/skedulr/api/tasks", { params: { query: { limit: 50 } } }));
   await note("listTasks", api.GET("/skedulr/api/tasks", { params: { query: { limit: 0 } } }));
   await note("cancelTask", api.POST("/skedulr/api/tasks/{id}/cancel", { ...task(slow), body: { reason: "tour" } }));

@@ -337,3 +337,36 @@ describe("api: a task's workflow", () => {
     }
   });
 });
+
+describe("api: waiting for a task", () => {
+  it("GET /tasks/:id/wait answers once the task is final, or its record at the timeout", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const f = await apiFixture({ handlers: { slow: () => gate, quick: () => "done" } });
+    try {
+      const quick = (await f.call("POST", T, { type: "quick" })).body.id;
+      await f.until(quick, "succeeded");
+      const done = await f.call("GET", `${T}/${quick}/wait`);
+      assert.equal(done.status, 200);
+      assert.equal(done.body.status, "succeeded");
+      const slow = (await f.call("POST", T, { type: "slow" })).body.id;
+      await f.until(slow, "running");
+      const early = await f.call("GET", `${T}/${slow}/wait?timeout=200ms`);
+      assert.equal(early.status, 200);
+      assert.equal(early.body.status, "running", "the current record at the timeout");
+      const asked = Date.now();
+      const waiting = f.call("GET", `${T}/${slow}/wait?timeout=10s`);
+      release();
+      const answer = await waiting;
+      assert.equal(answer.status, 200);
+      assert.equal(answer.body.status, "succeeded");
+      assert.ok(Date.now() - asked < 5_000, "answered when it ended, not at the timeout");
+      assert.equal((await f.call("GET", `${T}/nope/wait`)).status, 404);
+      const bad = await f.call("GET", `${T}/${slow}/wait?timeout=2h`);
+      assert.equal(bad.status, 400);
+      assert.equal(bad.body.error.issues[0].path, "timeout");
+    } finally {
+      await f.close();
+    }
+  });
+});

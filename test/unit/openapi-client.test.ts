@@ -53,6 +53,7 @@ const OPERATION_IDS = [
   "submitTask",
   "submitTaskBatch",
   "triggerSchedule",
+  "waitTask",
 ];
 
 type Doc = Record<string, any>;

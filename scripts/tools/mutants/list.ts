@@ -373,6 +373,16 @@ export const MUTANTS: Mutant[] = [
     tests: [MEMORY],
     filter: "read again when the store refuses",
   },
+  // Waiting for a task.
+  {
+    id: "wait-answers-only-at-timeout",
+    why: "GET /tasks/:id/wait answers as soon as the task is final",
+    file: "routes/task-wait.ts",
+    find: "          if (isFinal(last)) break;",
+    replace: "          if (isFinal(last) && Date.now() > until) break;",
+    tests: ["test/unit/api-tasks.test.ts"],
+    filter: "wait answers once the task is final",
+  },
   // Tracing.
   {
     id: "span-ignores-traceparent",
