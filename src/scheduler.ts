@@ -313,11 +313,7 @@ export class Scheduler {
     }
     const now = this.clock.now();
     const batch = options.batch ?? specs.length > 1;
-    const issues = specs.flatMap((spec, i) => {
-      const at = batch ? `[${i}].` : "";
-      const found = collectSpecIssues(spec, at, { minIntervalMs: this.#minIntervalMs, now });
-      return found.length ? found : this.#payloadIssues(spec as TaskSpec, at);
-    });
+    const issues = specs.flatMap((spec, i) => this.#specIssues(spec, batch ? `[${i}].` : "", now));
     if (issues.length) throw new ValidationError(issues);
     const parsed = specs.map((spec) => normalise(spec as TaskSpec, now));
     const isSchedule = (p: (typeof parsed)[number]) => p.everyMs !== null || p.cron !== null;
@@ -368,6 +364,12 @@ export class Scheduler {
         : {};
       return warned({ id: answer.id, kind: "task", status: answer.status, ...hit }, i);
     });
+  }
+
+  /** The spec's issues (paths prefixed `at`), its payload's against its type's schema last. */
+  #specIssues(spec: unknown, at: string, now: number) {
+    const found = collectSpecIssues(spec, at, { minIntervalMs: this.#minIntervalMs, now });
+    return found.length ? found : this.#payloadIssues(spec as TaskSpec, at);
   }
 
   #payloadIssues(spec: TaskSpec, at: string) {
@@ -489,9 +491,8 @@ export class Scheduler {
     const issues = scheduleSpecIssues(id, spec);
     if (issues.length) throw new ValidationError(issues);
     const withId = { ...(spec as TaskSpec), id };
-    const found = collectSpecIssues(withId, "", { minIntervalMs: this.#minIntervalMs, now });
-    const all = found.length ? found : this.#payloadIssues(withId, "");
-    if (all.length) throw new ValidationError(all);
+    const found = this.#specIssues(withId, "", now);
+    if (found.length) throw new ValidationError(found);
     const fresh = toSchedule(normalise(withId, now), now);
     return putSchedule(this.storage, fresh, withId.runAt !== undefined, now);
   }

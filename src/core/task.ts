@@ -197,7 +197,9 @@ export interface NewTask {
 }
 
 /** The parents a new task waits for, each with the outcome it needs. */
-export function parentConditions(task: NewTask): Map<string, ParentCondition> {
+export function parentConditions(
+  task: Pick<NewTask, "dependsOn" | "onSuccessOf" | "onFailureOf">,
+): Map<string, ParentCondition> {
   const parents = new Map<string, ParentCondition>();
   for (const id of task.dependsOn) parents.set(id, "success");
   if (task.onSuccessOf) parents.set(task.onSuccessOf, "success");
@@ -205,7 +207,6 @@ export function parentConditions(task: NewTask): Map<string, ParentCondition> {
   return parents;
 }
 
-/** A recurring (`every`) or cron schedule: a template that fires runs. */
 /**
  * What a firing does with occurrences missed while the schedule was paused or no worker ran:
  * `none` runs none of them, `last` (the default) runs the latest once, `all` runs each
@@ -213,6 +214,7 @@ export function parentConditions(task: NewTask): Map<string, ParentCondition> {
  */
 export type CatchUp = "none" | "last" | "all";
 
+/** A recurring (`every`) or cron schedule: a template that fires runs. */
 export interface ScheduleRecord {
   id: string;
   kind: "every" | "cron";

@@ -3,7 +3,7 @@
  * from the store once, when first read, bounded in count and in size.
  */
 import { MAX_PARENT_RESULTS_BYTES, MAX_PARENTS_READ } from "../core/bounds.ts";
-import { PRUNED_STATUS, type TaskRecord, type TaskStatus } from "../core/task.ts";
+import { parentConditions, PRUNED_STATUS, type TaskRecord, type TaskStatus } from "../core/task.ts";
 
 /** A parent's outcome as its child sees it. */
 export interface ParentOutcome {
@@ -21,8 +21,7 @@ export type Parents = Record<string, ParentOutcome>;
 export function parentIds(
   t: Pick<TaskRecord, "dependsOn" | "onSuccessOf" | "onFailureOf">,
 ): string[] {
-  const ids = [...t.dependsOn, t.onSuccessOf, t.onFailureOf].filter((id): id is string => !!id);
-  return [...new Set(ids)].slice(0, MAX_PARENTS_READ);
+  return [...parentConditions(t).keys()].slice(0, MAX_PARENTS_READ);
 }
 
 /** Reads the parents' records (in one round of reads) into outcomes within the size bound. */
