@@ -157,6 +157,34 @@ export function faultsSuite(backend: string, factory: StorageFactory): void {
       }
     });
 
+    it("a schedule PUT whose reply was lost, retried, keeps one schedule firing once a slot", async () => {
+      const faults = new Faults();
+      const h = await harness(factory, { faults });
+      try {
+        h.s.register("tick", () => "ok");
+        // catchUp all: the slot whose firing the store refused still runs, late, once.
+        const spec = { type: "tick", every: "1s", catchUp: "all", skipIfRunning: false };
+        faults.inject("putSchedule", "lose-reply", 1);
+        await assert.rejects(h.s.putSchedule("lost", spec), /reply was lost/);
+        const retry = await h.s.putSchedule("lost", spec);
+        assert.equal(retry.created, false, "the first try stored it");
+        assert.equal(retry.schedule.nextRunAt, T0 + 1_000, "its slots did not move");
+        // A firing the store refuses is tried again; the slot still runs once.
+        faults.inject("fireSchedule", "reject", 1);
+        for (let i = 0; i < 4; i++) await h.clock.advance(1_000);
+        const runs = async () =>
+          (await h.storage.list({ limit: 100 })).items.filter((t) => t.scheduleId === "lost")
+            .map((t) => t.runAt! - T0).sort((a, b) => a - b);
+        await h.eventually(async () => (await runs()).length >= 4);
+        const at = await runs();
+        assert.equal(new Set(at).size, at.length, `one run per slot: ${at}`);
+        assert.deepEqual(at.slice(0, 4), [1_000, 2_000, 3_000, 4_000]);
+        assert.equal((await h.s.listSchedules()).length, 1);
+      } finally {
+        await h.close();
+      }
+    });
+
     it("a debounced submit whose reply was lost, retried, joins the one waiting task", async () => {
       const faults = new Faults();
       const h = await harness(factory, { faults });
