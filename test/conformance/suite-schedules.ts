@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { ConflictError, NotFoundError } from "../../src/mod.ts";
 import type { Storage } from "../../src/storage/storage.ts";
 import { harness, type StorageFactory, T0 } from "./harness.ts";
+import { newTask } from "../../scripts/tools/new-task.ts";
 
 /** The run times of schedule `sid` so far (each run's runAt), oldest first. */
 async function runTimes(s: { list: Storage["list"] }, sid: string): Promise<number[]> {
@@ -126,6 +127,28 @@ export function schedulesSuite(backend: string, factory: StorageFactory): void {
         }
       });
     }
+
+    it("an occurrence fires once: a second firing of it (another node) changes nothing", async () => {
+      const h = await harness(factory, { start: false });
+      try {
+        await h.s.putSchedule("once", { type: "t", every: "1s" });
+        const s = (await h.storage.getSchedule("once"))!;
+        const fire = (id: string) =>
+          h.storage.fireSchedule({
+            id: "once",
+            occurrenceAt: s.nextRunAt,
+            nextRunAt: s.nextRunAt + 1_000,
+            firedAt: s.nextRunAt,
+            run: newTask(id, T0, { scheduleId: "once", runAt: s.nextRunAt }),
+            now: T0 + 1_000,
+          });
+        assert.deepEqual(await fire("r1"), { fired: true, taskId: "r1" });
+        assert.deepEqual(await fire("r2"), { fired: false, taskId: null });
+        assert.equal(await h.storage.get("r2"), null);
+      } finally {
+        await h.close();
+      }
+    });
 
     it("trigger runs the template once now; the cadence stays", async () => {
       const h = await harness(factory);

@@ -304,8 +304,8 @@ export const MUTANTS: Mutant[] = [
     file: "src/storage/redis/lua/fireSchedule-1.lua",
     find: "if not s[1] or s[5] == '1' or tonumber(s[1]) ~= tonumber(ARGV[3]) then return {0} end",
     replace: "if not s[1] or s[5] == '1' then return {0} end",
-    tests: ["test/e2e/redis-cluster.test.ts"],
-    filter: "cron",
+    tests: [REDIS],
+    filter: "an occurrence fires once",
   },
   // Named schedules.
   {
