@@ -8,7 +8,8 @@
  *   `parallelism: 2`, no-op handlers; the small tenants' wait (the queue resumed → their
  *   handler started), next to the same run without keys (plain FIFO);
  * - overhead: drain throughput of 60,000 no-op tasks (--tasks), each with a flow key (1,000
- *   distinct keys, limits far above use) against none;
+ *   distinct keys, limits far above use) against none, and Redis's time in scripts per task
+ *   (`INFO commandstats`: steadier than throughput on a shared 2-core machine);
  * - rate: a key with `rate: 100, period: "1s"` over 30 s (10 s with --quick): starts per
  *   second, the most starts in any 1 s window, and how late each start came after its token
  *   freed (its start − the start 100 before it − 1 s, on the store's clock).
@@ -81,6 +82,13 @@ async function system(): Promise<System> {
   };
 }
 
+/** Redis's time in scripts since the last CONFIG RESETSTAT (µs): steadier than throughput. */
+async function scriptUs(): Promise<number> {
+  const info = String(await admin.send(["INFO", "commandstats"]));
+  return [...info.matchAll(/cmdstat_eval(?:sha)?:calls=\d+,usec=(\d+)/g)]
+    .reduce((sum, m) => sum + Number(m[1]), 0);
+}
+
 const succeeded = async (s: System) =>
   Number(await admin.send(["HGET", `${s.prefix}:{default}:totals`, "succeeded"]) ?? 0);
 
@@ -103,6 +111,7 @@ async function submitAll(s: System, specs: unknown[]): Promise<string[]> {
 
 const pct = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+const f1 = (x: number) => x.toFixed(1);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
 /** The small tenants' waits (ms) from the resume to their handlers' starts. */
@@ -129,7 +138,8 @@ async function fairness(keyed: boolean): Promise<number[]> {
 }
 
 /** Tasks per second drained by the worker, all queued first. */
-async function drain(keyed: boolean): Promise<number> {
+/** One drain: tasks per second, and Redis's script time per task (µs). */
+async function drain(keyed: boolean): Promise<{ perSecond: number; scriptUs: number }> {
   const s = await system();
   try {
     await s.client.pause();
@@ -139,10 +149,11 @@ async function drain(keyed: boolean): Promise<number> {
       ...(keyed ? { flowControl: { key: `k${i % 1000}`, parallelism: 1000 } } : {}),
     }));
     await submitAll(s, specs);
+    await admin.send(["CONFIG", "RESETSTAT"]);
     const t = performance.now();
     await s.client.resume();
     await until(async () => (await succeeded(s)) >= n, "the drain", 120_000);
-    return n / ((performance.now() - t) / 1000);
+    return { perSecond: n / ((performance.now() - t) / 1000), scriptUs: (await scriptUs()) / n };
   } finally {
     await s.stop();
   }
@@ -192,7 +203,6 @@ async function rate(): Promise<
   }
 }
 
-const f1 = (x: number) => x.toFixed(1);
 if (ONLY.has("fairness")) {
   const keyed = await fairness(true);
   const fifo = await fairness(false);
@@ -205,8 +215,8 @@ if (ONLY.has("fairness")) {
   console.log(row("no keys (FIFO)", fifo));
 }
 if (ONLY.has("overhead")) {
-  const keyed: number[] = [];
-  const plain: number[] = [];
+  const keyed: { perSecond: number; scriptUs: number }[] = [];
+  const plain: typeof keyed = [];
   for (let rep = 0; rep < REPS; rep++) {
     // Alternating which goes first.
     if (rep % 2 === 0) {
@@ -216,14 +226,18 @@ if (ONLY.has("overhead")) {
       keyed.push(await drain(true));
       plain.push(await drain(false));
     }
+    const [pr, kr] = [plain[rep], keyed[rep]];
     console.log(
-      `  rep ${rep + 1}: no keys ${plain[rep].toFixed(0)}/s, keys ${keyed[rep].toFixed(0)}/s`,
+      `  rep ${rep + 1}: no keys ${pr.perSecond.toFixed(0)}/s (${f1(pr.scriptUs)} µs of Redis ` +
+        `scripts per task), keys ${kr.perSecond.toFixed(0)}/s (${f1(kr.scriptUs)} µs)`,
     );
   }
-  const [k, p] = [median(keyed), median(plain)];
+  const [k, p] = [median(keyed.map((r) => r.perSecond)), median(plain.map((r) => r.perSecond))];
+  const [ku, pu] = [median(keyed.map((r) => r.scriptUs)), median(plain.map((r) => r.scriptUs))];
   console.log(
     `overhead: drain ${p.toFixed(0)}/s without keys, ${k.toFixed(0)}/s with a key per task ` +
-      `(median of ${REPS}): ${(100 * (1 - k / p)).toFixed(1)}% slower`,
+      `(median of ${REPS}): ${(100 * (1 - k / p)).toFixed(1)}% slower; Redis script time per ` +
+      `task ${f1(pu)} vs ${f1(ku)} µs (+${(100 * (ku / pu - 1)).toFixed(1)}%)`,
   );
 }
 if (ONLY.has("rate")) {

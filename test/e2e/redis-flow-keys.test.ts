@@ -49,8 +49,9 @@ describe("flow control keys over three worker processes", () => {
       while ((await succeeded(c)) < ids.length && Date.now() < deadline) {
         // A's running tasks, counted atomically from their rows, and the key's own counter.
         const running = await c.redis.send(["EVAL", COUNT_RUNNING, "0", ...keysOfA]);
-        const rp = await c.redis.send(["HGET", `${p}flow:A`, "rp"]);
-        const counter = Number(rp ?? 0) % 2 ** 20; // running + 2^20 * parked
+        // The key's packed state: running + 1e7 * parallelism + flags (lua/includes/flow-state.lua).
+        const state = await c.redis.send(["GET", `${p}flow:A`]);
+        const counter = Number(state ?? 0) % 1e7;
         peak = Math.max(peak, Number(running));
         peakCounter = Math.max(peakCounter, counter);
         samples++;
@@ -59,6 +60,7 @@ describe("flow control keys over three worker processes", () => {
       assert.ok(samples > 20, `${samples} samples`);
       assert.ok(peak <= 3, `key A's running tasks peaked at ${peak}`);
       assert.ok(peakCounter <= 3, `key A's running count peaked at ${peakCounter}`);
+      assert.ok(peakCounter > 0, "the key's running count was read (a wrong key name reads 0)");
       assert.equal(peak, 3, "the limit is used, not just respected");
       assertEachRanOnce(await c.runs(), ids);
     });

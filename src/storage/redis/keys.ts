@@ -48,10 +48,10 @@ export const keys = {
   /** Zset: a rate-limited pool's recent starts, score = start time, member = claim token. */
   starts: (p: string, pool: string) => `${p}starts:${pool}`,
   events: (p: string) => `${p}events`,
-  /** Hash: flow key -> its limits, "par|rate|per" (lua/includes/flow-state.lua). */
-  flowLimits: (p: string) => `${p}flowlimits`,
-  /** Hash: flow key -> rp = running + 2^20 * parked tasks of the key. */
-  flowRp: (p: string) => `${p}flowrp`,
+  /** String: a flow key's running count, limit and flags in one integer (lua/includes/flow-state.lua). */
+  flowState: (p: string, key: string) => `${p}flow:${key}`,
+  /** String: a flow key's limits, "par|rate|per". */
+  flowLimits: (p: string, key: string) => `${p}flowl:${key}`,
   /** Zset: a flow key's queued tasks held back by its limit (ready:<pool> score and member). */
   parked: (p: string, key: string) => `${p}parked:${key}`,
   /** String `<expiresAt>:<id>`: the task a submit with `dedupe.key` stored (enqueue-1.lua). */

@@ -47,7 +47,7 @@ export const MIGRATIONS: readonly Migration[] = [
     1,
     2,
     "flow control: pool limits (control global:/rate:, starts:<pool>), dedupe:<key> and " +
-      "debounce:<key>, flow keys (flowlimits, flowrp, flowstarts:<key>, parked:<key>, flowparked, " +
+      "debounce:<key>, flow keys (flow:<key>, flowl:<key>, flowstarts:<key>, parked:<key>, flowparked, " +
       "flowwakes, `~<key>` markers in delayed, task fields fk and wf); expiry: the `expiries` zset, the task field expiresAt, the status " +
       "`expired` (status:expired, totals.expired); new keys only, absent = no limit and no " +
       "expiry, so nothing is rewritten",

@@ -84,14 +84,10 @@ local function take(now, pool, max, workerId, leaseUntil)
     -- A short read took the queue's last candidates: nothing is left to read on.
     exhausted = #batch < asked
     if #batch == 0 then break end
-    -- The batch's tasks first, then their flow keys' state in one read.
-    local values, fks = {}, {}
+    local values = {}
     for i = 1, #batch do
-      local v = redis.call('HMGET', tkey(string.sub(batch[i], SEQ_WIDTH + 1)), unpack(CLAIMED_FIELDS))
-      values[i] = v
-      if v[FK] then fks[#fks + 1] = v[FK] end
+      values[i] = redis.call('HMGET', tkey(string.sub(batch[i], SEQ_WIDTH + 1)), unpack(CLAIMED_FIELDS))
     end
-    flowLoad(fks)
     local gone = {}
     for i = 1, #batch do
       if #picked >= max then break end
@@ -110,7 +106,9 @@ local function take(now, pool, max, workerId, leaseUntil)
         local fk = v[FK]
         local room, why, behind = 1, nil, false
         local score = -tonumber(v[PRIORITY])
-        if fk then
+        -- Most keys have room: one INCRBY takes it. The rest take the full path.
+        local quick = fk and flowQuickTake(fk)
+        if fk and not quick then
           local f = flowOf(fk)
           flowRestore(fk, f, v[BODY], at)
           if heads[fk] == nil then heads[fk] = f.parked > 0 and parkedHead(fk) end
@@ -119,7 +117,9 @@ local function take(now, pool, max, workerId, leaseUntil)
           -- Older parked tasks of the key go first: they are unparked, this one parks.
           if room > 0 and behind then unpark[fk] = true end
         end
-        if room > 0 and not behind then
+        if quick then
+          picked[#picked + 1] = {id, v, true}
+        elseif room > 0 and not behind then
           if fk then flowTake(fk, flowOf(fk)) end
           picked[#picked + 1] = {id, v}
         else
@@ -155,7 +155,7 @@ local function take(now, pool, max, workerId, leaseUntil)
     redis.call('HSET', k, 'status', 'running', 'attempt', text(attempt), 'startedAt', now,
       'workerId', workerId, 'claimSeq', token)
     if v[PROGRESS] then redis.call('HDEL', k, 'progress') end
-    if v[FK] then flowLog(v[FK], flowOf(v[FK]), at, token) end
+    if v[FK] and not picked[i][3] then flowLog(v[FK], flowOf(v[FK]), at, token) end
     leases[#leases + 1] = leaseUntil
     leases[#leases + 1] = id
     v[STATUS], v[ATTEMPT], v[PROGRESS] = id, attempt, token

@@ -8,6 +8,9 @@
 --- @include "values"
 --- @include "bump"
 
+-- Keys whose state this call changed in FLOWS only: flowFlush writes them, once.
+local FLOW_DIRTY = {}
+
 -- A key forgotten while idle gets back the limits its task `body` was submitted with.
 local function flowRestore(key, f, body, now)
   if f.par or f.rate then return end
@@ -17,8 +20,25 @@ local function flowRestore(key, f, body, now)
   local limit = function(name) return type(fc[name]) == 'number' and fc[name] or nil end
   f.par, f.rate, f.per = limit('parallelism'), limit('rate'), limit('periodMs')
   if not (f.par or f.rate) then return end
-  redis.call('HSET', P .. 'flowlimits', key,
+  redis.call('SET', P .. 'flowl:' .. key,
     flowLimitsText(f.par and text(f.par), f.rate and text(f.rate), f.per and text(f.per)))
+  FLOW_DIRTY[key] = true
+end
+
+-- Takes a running slot of a key no earlier step of this call has read, with one INCRBY:
+-- true when the task may start now. When the key has parked tasks or a rate limit, is at
+-- its parallelism limit or was forgotten (no limits), the slot is given back and the
+-- claim takes the full path (flowOf, flowRoom, flowTake).
+local function flowQuickTake(key)
+  if FLOWS[key] then return false end
+  local name = P .. 'flow:' .. key
+  local state = redis.call('INCRBY', name, 1)
+  if state < FLAG_SPAN then
+    local par = math.floor(state / RUN_SPAN)
+    if par > 0 and state % RUN_SPAN <= par then return true end
+  end
+  redis.call('INCRBY', name, -1)
+  return false
 end
 
 -- A task of the key is taken by a claim (after flowRoom: its tokens are counted at now).
@@ -30,20 +50,17 @@ local function flowTake(key, f)
   end
 end
 
--- Keys whose rp this call changed in FLOWS only: flowFlush writes them, once.
-local FLOW_DIRTY = {}
-
--- Writes the rp of every key the claim changed in FLOWS, with one HSET (FLOWS holds each
+-- Writes the state of every key the claim changed in FLOWS, with one MSET (FLOWS holds each
 -- key's whole state: every other write of this call went through it too).
 local function flowFlush()
   local fields = {}
   for key in pairs(FLOW_DIRTY) do
     local f = FLOWS[key]
-    fields[#fields + 1] = key
-    fields[#fields + 1] = text(f.run + PARKED_UNIT * f.parked)
+    fields[#fields + 1] = f.stateKey
+    fields[#fields + 1] = flowPacked(f) -- a number: sent as its digits
   end
   FLOW_DIRTY = {}
-  if #fields > 0 then redis.call('HSET', P .. 'flowrp', unpack(fields)) end
+  if #fields > 0 then redis.call('MSET', unpack(fields)) end
 end
 
 -- The claim's writes for a task flowTake counted: one more running, its start logged.

@@ -7,7 +7,10 @@
 -- A submit sets the key's limits ("" = none); raised ones may let parked tasks start.
 local function setFlowLimits(key, par, rate, per, now)
   redis.call('ZADD', P .. 'flowkeys', text(now), key)
-  redis.call('HSET', P .. 'flowlimits', key, flowLimitsText(par, rate, per))
-  local f = FLOWS[key]
-  if f then f.par, f.rate, f.per = num(par), num(rate), num(per) end
+  local f = flowOf(key) -- before flowl is overwritten: its state is read from the old one
+  local before = flowPacked(f)
+  redis.call('SET', P .. 'flowl:' .. key, flowLimitsText(par, rate, per))
+  f.par, f.rate, f.per = num(par), num(rate), num(per)
+  local after = flowPacked(f)
+  if after ~= before then flowAdd(key, after - before) end
 end

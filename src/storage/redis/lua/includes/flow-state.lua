@@ -3,10 +3,15 @@
   key run at once and at most `rate` start per `per` ms, across the cluster (the memory
   store's flows.ts does the same).
 
-  flowlimits        hash  key -> "par|rate|per" (empty = no such limit: the latest submit's)
-  flowrp            hash  key -> rp = running + PARKED_UNIT * parked tasks of the key
-                          (two hashes for every key, not one per key: a claim reads the
-                          keys of its whole batch with one HMGET each, and writes once)
+  flow:<key>        string the key's state packed in one integer (flowPacked): running +
+                          RUN_SPAN * parallelism limit + FLAG_SPAN * (1 if it has a rate
+                          limit + 2 if it has parked tasks); a claim reads its batch's keys
+                          with one MGET and writes them with one MSET, a completion
+                          INCRBYs -1. One key per flow key: each key read is a cache miss
+                          or two, and a shared hash of a few hundred keys is a listpack,
+                          scanned per field
+  flowl:<key>       string "par|rate|per" (empty = no such limit: the latest submit's), read
+                          by a claim only for a key with a rate limit
   flowkeys          zset  key -> its last submit: flowSweep (recoverExpired) forgets a key
                           not submitted for FLOW_IDLE_TTL_MS while nothing of it runs or
                           is parked (a claim of one of its tasks later restores the limits
@@ -32,43 +37,73 @@
 --- @include "publish"
 --- @include "start-log"
 
--- Running and parked tasks of a key share one counter, `rp` = running + PARKED_UNIT *
--- parked, so the hot paths (a claim, a completion) touch the key with one HINCRBY.
-local PARKED_UNIT = 1048576 -- 2^20 > MAX_FLOW_PARALLELISM
+-- A key's state is one integer: the hot paths (a claim, a completion) touch one key with
+-- one command, and every part stays exact in a Lua double (< 2^53).
+local RUN_SPAN = 10000000 -- running tasks and the parallelism limit each below it (1e7)
+local FLAG_SPAN = RUN_SPAN * RUN_SPAN
+local RATE_FLAG, PARKED_FLAG = FLAG_SPAN, 2 * FLAG_SPAN
+-- A key with no parallelism limit runs at most this many at once (the field's bound).
+local RUN_CAP = RUN_SPAN - 1
 
--- Per call: key -> {par, rate, per, run, parked}; every change below writes through.
+-- Per call: key -> {par, rate, per, run, parked, stateKey}; every change writes through.
 local FLOWS = {}
 
--- Parsed flowlimits values, by text: keys mostly share a few (parsing costs ~1 us a key).
+-- Parsed flowl values, by text: keys mostly share a few (parsing costs ~1 us a key).
 local LIMITS = {}
 
--- A key's state from its flowlimits and flowrp values (false: absent).
-local function flowState(limits, rp)
-  limits = limits or ''
-  local l = LIMITS[limits]
-  if not l then
-    local par, rate, per = string.match(limits, '^([^|]*)|([^|]*)|([^|]*)$')
-    l = {num(par), num(rate), num(per)}
-    LIMITS[limits] = l
-  end
-  rp = tonumber(rp) or 0
-  return {par = l[1], rate = l[2], per = l[3], run = rp % PARKED_UNIT,
-    parked = math.floor(rp / PARKED_UNIT)}
+-- The key's state as stored in flow:<key>.
+local function flowPacked(f)
+  return f.run + RUN_SPAN * (f.par or 0) +
+    (f.rate and RATE_FLAG or 0) + (f.parked > 0 and PARKED_FLAG or 0)
 end
 
--- Reads the state of those of `keys` not read yet in this call: one HMGET per hash.
+-- A key's state from its flow:<key> value (false: absent); rate, per and the parked count
+-- are read by flowLoad when its flags say so.
+local function flowState(packed, stateKey)
+  local s = tonumber(packed) or 0
+  local flags = math.floor(s / FLAG_SPAN)
+  local par = math.floor(s / RUN_SPAN) % RUN_SPAN
+  return {par = par > 0 and par or nil, rated = flags % 2 == 1, run = s % RUN_SPAN,
+    parked = flags >= 2 and 1 or 0, stateKey = stateKey}
+end
+
+-- Reads the state of those of `keys` not read yet in this call with one MGET (a key listed
+-- twice is read twice: cheaper than a set to drop repeats); a key with a rate limit adds
+-- its flowl, one with parked tasks their count.
 local function flowLoad(keys)
-  local todo, seen = {}, {}
-  for _, key in ipairs(keys) do
-    if not FLOWS[key] and not seen[key] then
-      seen[key] = true
-      todo[#todo + 1] = key
+  local todo, names, n = {}, {}, 0
+  for i = 1, #keys do
+    local key = keys[i]
+    if not FLOWS[key] then
+      n = n + 1
+      todo[n] = key
+      names[n] = P .. 'flow:' .. key
     end
   end
-  if #todo == 0 then return end
-  local limits = redis.call('HMGET', P .. 'flowlimits', unpack(todo))
-  local rps = redis.call('HMGET', P .. 'flowrp', unpack(todo))
-  for i, key in ipairs(todo) do FLOWS[key] = flowState(limits[i], rps[i]) end
+  if n == 0 then return end
+  local v = redis.call('MGET', unpack(names))
+  local rated = {}
+  for i = 1, n do
+    local key = todo[i]
+    local f = flowState(v[i], names[i])
+    FLOWS[key] = f
+    if f.rated then rated[#rated + 1] = key end
+    if f.parked > 0 then f.parked = redis.call('ZCARD', P .. 'parked:' .. key) end
+  end
+  if #rated == 0 then return end
+  local lnames = {}
+  for i, key in ipairs(rated) do lnames[i] = P .. 'flowl:' .. key end
+  local limits = redis.call('MGET', unpack(lnames))
+  for i, key in ipairs(rated) do
+    local text = limits[i] or ''
+    local l = LIMITS[text]
+    if not l then
+      local _, rate, per = string.match(text, '^([^|]*)|([^|]*)|([^|]*)$')
+      l = {num(rate), num(per)}
+      LIMITS[text] = l
+    end
+    FLOWS[key].rate, FLOWS[key].per = l[1], l[2]
+  end
 end
 
 local function flowOf(key)
@@ -76,14 +111,15 @@ local function flowOf(key)
   return FLOWS[key]
 end
 
--- The key's limits as stored in flowlimits ("" for none).
+-- The key's limits as stored in flowl:<key> ("" for none).
 local function flowLimitsText(par, rate, per)
   return (par or '') .. '|' .. (rate or '') .. '|' .. (per or '')
 end
 
--- Adds `delta` to the key's rp (HINCRBY: the reply is the new rp).
+-- Adds `delta` to the key's stored state (INCRBY: the reply is the new state).
 local function flowAdd(key, delta)
-  return redis.call('HINCRBY', P .. 'flowrp', key, delta)
+  local f = FLOWS[key]
+  return redis.call('INCRBY', f and f.stateKey or P .. 'flow:' .. key, delta)
 end
 
 -- The key's rate tokens at `now` (math.huge: no rate), after trimming its start log.
@@ -97,10 +133,10 @@ end
 
 -- How many more tasks of the key may start now, and the limit that binds when none may.
 local function flowRoom(key, f, now)
-  if f.par and f.run >= f.par then return 0, 'parallelism' end
+  if f.run >= (f.par or RUN_CAP) then return 0, 'parallelism' end
   local tokens = flowTokens(key, f, now)
   if tokens <= 0 then return 0, 'rate' end
-  return math.min(f.par and (f.par - f.run) or math.huge, tokens), nil
+  return math.min((f.par or RUN_CAP) - f.run, tokens), nil
 end
 
 local MARKER_SEQ = string.format(SEQ_FORMAT, 0)

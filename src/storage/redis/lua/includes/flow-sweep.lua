@@ -11,10 +11,10 @@ local function flowSweep(now, limit)
   local stale = redis.call('ZRANGEBYSCORE', P .. 'flowkeys', '-inf', text(now - FLOW_IDLE_TTL_MS),
     'LIMIT', 0, limit)
   for _, key in ipairs(stale) do
-    if (tonumber(redis.call('HGET', P .. 'flowrp', key)) or 0) == 0 then
+    local state = tonumber(redis.call('GET', P .. 'flow:' .. key)) or 0
+    if state % RUN_SPAN == 0 and state < PARKED_FLAG then
       redis.call('ZREM', P .. 'flowkeys', key)
-      redis.call('HDEL', P .. 'flowrp', key)
-      redis.call('HDEL', P .. 'flowlimits', key)
+      redis.call('DEL', P .. 'flow:' .. key, P .. 'flowl:' .. key)
       FLOWS[key] = nil
     else
       redis.call('ZADD', P .. 'flowkeys', text(now), key)

@@ -33,8 +33,10 @@ local function unparkFlow(key, now, most)
     end
     redis.call('ZREM', parked, unpack(members))
     f.parked = f.parked - #members
-    flowAdd(key, -PARKED_UNIT * #members)
-    if f.parked <= 0 then return #members end
+    if f.parked <= 0 then
+      flowAdd(key, -PARKED_FLAG)
+      return #members
+    end
   end
   if room > FLOW_UNPARK_BOUND and not most then
     flowWakeAt(key, now)
@@ -48,19 +50,20 @@ end
 -- one parked task (more room than that is the rate's, whose wake unparks it: moving more
 -- here would move the same room again at each stop of a batch).
 local function flowStopped(key, now)
-  local rp = flowAdd(key, -1)
+  local state = flowAdd(key, -1)
   local f = FLOWS[key]
   if f then f.run = f.run - 1 end
-  -- Parked tasks of the key (rp counts them in units of PARKED_UNIT) may take the slot.
-  if rp >= PARKED_UNIT then unparkFlow(key, now, 1) end
+  -- Parked tasks of the key (its state's flag) may take the slot.
+  if state >= PARKED_FLAG then unparkFlow(key, now, 1) end
 end
 
 -- A parked task left `queued` (cancelled, expired): out of its key's parked set.
 local function flowLeftParked(key, pool, id, member)
-  if redis.call('ZREM', P .. 'parked:' .. key, member) == 0 then return end
-  flowAdd(key, -PARKED_UNIT)
+  local parked = P .. 'parked:' .. key
+  if redis.call('ZREM', parked, member) == 0 then return end
   local f = FLOWS[key]
   if f then f.parked = f.parked - 1 end
+  if redis.call('EXISTS', parked) == 0 then flowAdd(key, -PARKED_FLAG) end
   redis.call('HDEL', tkey(id), 'wf')
   bump(P .. 'flowparked', pool, -1)
 end

@@ -49,9 +49,9 @@
     seq              string  the one monotonic counter (order, seq, claimSeq, history)
     stat-pools       zset    pools that ever had queued/running work, score = first use
     running          hash    pool -> running count
-    flowlimits       hash    flow key -> its limits "par|rate|per" (the latest submit's)
-    flowrp           hash    flow key -> rp = running + 2^20 * parked tasks
-                             (includes/flow-state.lua)
+    flow:<key>       string  a flow key's running count, parallelism limit and flags
+                             packed in one integer (includes/flow-state.lua)
+    flowl:<key>      string  a flow key's limits "par|rate|per" (the latest submit's)
     flowkeys         zset    flow key -> its last submit; keys idle a day are forgotten
     flowstarts:<key> zset    a rate-limited flow key's recent starts (score = start, member =
                              claim token), trimmed to its window and newest `rate`

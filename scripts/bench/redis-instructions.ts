@@ -1,0 +1,96 @@
+/**
+ * @module redis-instructions — what Redis executes per task, counted by valgrind's callgrind:
+ * instructions are the same from run to run, whatever else the machine does, so small
+ * changes to the Lua scripts show where timings drown in noise.
+ *
+ *   bun scripts/bench/redis-instructions.ts [--tasks 3000] [--claim 20] [--modes none,keys]
+ *
+ * Per mode, a redis-server under `valgrind --tool=callgrind` (from Debian's valgrind) is
+ * filled with no-op tasks (`keys`: each with a flow key of 1,000, `parallelism: 1000`),
+ * then instrumentation is switched on and the tasks are claimed `--claim` at a time and
+ * completed (all completions of a claim in one call, as a worker's tick sends them). The
+ * figure is Redis's instructions per task for claim + complete, nothing else.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { readFileSync, rmSync } from "node:fs";
+import process from "node:process";
+import { freePort } from "../tools/redis-server.ts";
+import { connectRedisTcp } from "../../src/adapters/redis-tcp.ts";
+import { RedisStorage } from "../../src/storage/redis/redis-storage.ts";
+import { Scheduler, silentLogger } from "../../src/mod.ts";
+
+const argv = process.argv.slice(2);
+const arg = (name: string, fallback: string) => {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 ? argv[i + 1] : fallback;
+};
+const N = Number(arg("tasks", "3000"));
+const CLAIM = Number(arg("claim", "20"));
+const MODES = arg("modes", "none,keys").split(",");
+if (spawnSync("valgrind", ["--version"]).error) {
+  console.error("valgrind was not found: apt-get install -y valgrind");
+  process.exit(1);
+}
+
+async function instructionsPerTask(mode: string): Promise<number> {
+  const port = await freePort();
+  const out = `/tmp/skedulr-callgrind.${process.pid}.${port}`;
+  const server = spawn("valgrind", [
+    "--tool=callgrind",
+    "--instr-atstart=no",
+    `--callgrind-out-file=${out}`,
+    "redis-server",
+    ...["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+  ], { stdio: "ignore" });
+  const url = `redis://127.0.0.1:${port}`;
+  for (let tries = 0;; tries++) {
+    const probe = connectRedisTcp(url);
+    const up = await probe.send(["PING"]).then(() => true, () => false);
+    await probe.close().catch(() => {});
+    if (up) break;
+    if (tries > 150) throw new Error("redis-server under valgrind did not start");
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const storage = new RedisStorage({ transport: connectRedisTcp(url), prefix: "bench" });
+  await storage.init();
+  const client = new Scheduler({ storage, pools: {}, logger: silentLogger });
+  const specs = Array.from({ length: N }, (_, i) => ({
+    type: "noop",
+    ...(mode === "keys" ? { flowControl: { key: `k${i % 1000}`, parallelism: 1000 } } : {}),
+  }));
+  for (let i = 0; i < N; i += 1000) await client.submitMany(specs.slice(i, i + 1000));
+  const owner = { workerId: "w1", leaseMs: 600_000 };
+  const round = async () => {
+    const claimed = await storage.claim({ pool: "default", max: CLAIM, owner, now: Date.now() });
+    await Promise.all(claimed.map((c) =>
+      storage.complete({
+        lease: { id: c.id, workerId: owner.workerId, token: c.token },
+        result: null,
+        now: Date.now(),
+      })
+    ));
+    return claimed.length;
+  };
+  await round(); // the scripts are loaded and compiled outside the count
+  spawnSync("callgrind_control", ["--instr=on", String(server.pid)]);
+  let done = 0;
+  for (let n = await round(); n > 0; n = await round()) done += n;
+  spawnSync("callgrind_control", ["--instr=off", String(server.pid)]);
+  await storage.close();
+  server.kill("SIGTERM");
+  await new Promise((r) => server.once("exit", r));
+  const total = Number(readFileSync(out, "utf8").match(/^totals: (\d+)/m)?.[1]);
+  rmSync(out, { force: true });
+  return total / done;
+}
+
+console.log(`redis instructions per task (claim ${CLAIM} + complete), ${N} tasks, callgrind`);
+const results: Record<string, number> = {};
+for (const mode of MODES) {
+  results[mode] = await instructionsPerTask(mode);
+  console.log(`  ${mode.padEnd(5)} ${Math.round(results[mode]).toLocaleString("en")}`);
+}
+if (results.none && results.keys) {
+  console.log(`  a flow key per task: +${(100 * (results.keys / results.none - 1)).toFixed(1)}%`);
+}
+process.exit(0);
