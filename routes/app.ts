@@ -55,6 +55,7 @@ import { authenticate, type AuthOptions, requireAuth } from "./auth.ts";
 import { DEFAULT_MAX_BODY_BYTES, jsonBody } from "./body.ts";
 import { type ApiKeyEntry, Credentials } from "./credentials.ts";
 import type { Principal, SkedulrEnv } from "./env.ts";
+import { eventRoutes, MAX_EVENT_STREAMS } from "./events.ts";
 import { DEFAULT_REQUEST_TIMEOUT_MS, requestDeadline } from "./deadline.ts";
 import { errorHandler, notFoundHandler } from "./errors.ts";
 import { hostCheck } from "./host-check.ts";
@@ -113,6 +114,8 @@ export interface CreateAppOptions {
    * `storage` with Retry-After. A server in front must allow longer (see src/adapters/serve.ts).
    */
   requestTimeoutMs?: number;
+  /** Open `GET /events` streams this app serves at most (default 500); more get 429. */
+  maxEventStreams?: number;
   /** Shown in the OpenAPI document and the pages. */
   version?: string;
   /** Extra origins (e.g. `https://ops.example.com`) whose cookie-borne changes are accepted. */
@@ -179,6 +182,7 @@ export function createApp(options: CreateAppOptions): Hono<SkedulrEnv> {
   root.use("/metrics", guard, role("read"), deadline);
 
   taskRoutes(api, scheduler, body);
+  eventRoutes(api, scheduler, options.maxEventStreams ?? MAX_EVENT_STREAMS);
   adminRoutes(api, scheduler, body);
 
   let doc: Record<string, unknown> | undefined;

@@ -5,7 +5,7 @@
  * field for field, so a client generated from the document types them usefully.
  * test/unit/openapi-client.test.ts holds real answers against these.
  */
-import { ALL_STATUSES, PRUNED_STATUS, TaskSpecSchema } from "../src/mod.ts";
+import { ALL_STATUSES, PRUNED_STATUS, TASK_EVENT_KINDS, TaskSpecSchema } from "../src/mod.ts";
 import { API_ERROR_CODES } from "./errors.ts";
 import { int, type Json, jsonSchemaOf, list, nullable, obj, ref, str } from "./openapi-parts.ts";
 import {
@@ -46,6 +46,18 @@ const t = {
 function answerSchemas(): Json {
   return {
     TaskStatus: { type: "string", enum: TASK_STATUSES },
+    TaskEvent: obj({
+      eventId: { type: "string", description: "`<batch>/<index>`: the stream's position" },
+      kind: { type: "string", enum: [...TASK_EVENT_KINDS] },
+      id: str,
+      type: str,
+      pool: str,
+      at: at("When it happened"),
+      status: { type: "string", description: "created: the task's first status" },
+      attempt: { type: "integer", description: "The attempt's number (started and after)" },
+      runAt: at("retrying: when the next attempt is due"),
+      progress: { type: "integer", minimum: 0, maximum: 100, description: "progress: 0..100" },
+    }, ["eventId", "kind", "id", "type", "pool", "at"]),
     Submitted: obj({
       id: str,
       status: {

@@ -21,11 +21,14 @@ import {
   pathId,
   query,
   ref,
+  RETRY_AFTER,
   STORAGE_DOWN,
   str,
   unavailable,
 } from "./openapi-parts.ts";
 import { componentSchemas } from "./openapi-schemas.ts";
+import { EVENT_KEEP_ALIVE_MS, MAX_EVENT_STREAMS } from "./events.ts";
+import { TASK_EVENT_BUFFER, TASK_EVENT_CHUNK, TASK_EVENT_KINDS } from "../src/mod.ts";
 
 const SUBMIT_ERRORS = {
   ...BODY_ERRORS,
@@ -113,6 +116,47 @@ function taskPaths(a: string): Json {
           "200": ok("The task record", ref("Task")),
           "400": failure("invalid_request: a bad timeout"),
           ...NOT_FOUND,
+        },
+      }),
+    },
+    [`${a}/events`]: {
+      get: op("streamTaskEvents", T, "Task events as Server-Sent Events, live and resumable", {
+        description: "A text/event-stream of task events from every process, in order, " +
+          "each once: `event: <kind>`, `id: <batch>/<index>`, `data: <TaskEvent JSON>`. " +
+          "Send `Last-Event-ID` (browsers do on reconnect; or `?lastEventId=`) to get the " +
+          `events after it first, from a buffer of the last ${TASK_EVENT_BUFFER} batches ` +
+          `(a batch: one call's events, at most ${TASK_EVENT_CHUNK}); \`event: missed\` ` +
+          "says some were lost (read the tasks again). `event: open` starts the stream; " +
+          `a comment every ${EVENT_KEEP_ALIVE_MS / 1000} s keeps a quiet one open; ` +
+          "`event: error` ends one the server cut (a client too slow, a store that did not " +
+          "answer): reconnect.",
+        parameters: [
+          query("id", "Only these task ids (comma list, at most 100)", str),
+          query("type", "Only these task types (comma list)", str),
+          query("pool", "Only these pools (comma list)", str),
+          query("kind", `Only these kinds (comma list of ${TASK_EVENT_KINDS.join(", ")})`, str),
+          query("lastEventId", "Resume after this event id (the Last-Event-ID header wins)", str),
+          {
+            name: "Last-Event-ID",
+            in: "header",
+            description: "Resume after this event id",
+            schema: str,
+          },
+        ],
+        responses: {
+          "200": {
+            description: "The event stream; each task event's data line is a TaskEvent",
+            content: {
+              "text/event-stream": {
+                schema: { type: "string", contentSchema: ref("TaskEvent") },
+              },
+            },
+          },
+          "400": failure("invalid_request: a bad filter or Last-Event-ID"),
+          "429": {
+            ...failure(`rate_limited: this node serves ${MAX_EVENT_STREAMS} streams already`),
+            headers: RETRY_AFTER,
+          },
         },
       }),
     },

@@ -60,6 +60,20 @@ export {
 export { nextRuns } from "./core/catch-up.ts";
 export { isTraceparent } from "./core/traceparent.ts";
 export {
+  parseEventId,
+  TASK_EVENT_BUFFER,
+  TASK_EVENT_CHUNK,
+  TASK_EVENT_KINDS,
+  type TaskEvent,
+  type TaskEventKind,
+} from "./core/task-event.ts";
+export {
+  openTaskEventFeed,
+  type TaskEventFeed,
+  type TaskEventFeedOptions,
+  type TaskEventFilter,
+} from "./client/task-event-feed.ts";
+export {
   parsePoolLimits,
   type PoolLimits,
   type PoolLimitsSpec,

@@ -5,6 +5,11 @@
  * storage owns every fact two instances could disagree about. Without `start()` it is a
  * client only (submit, cancel, inspect), which is what an API-only node uses.
  */
+import {
+  openTaskEventFeed,
+  type TaskEventFeed,
+  type TaskEventFeedOptions,
+} from "./client/task-event-feed.ts";
 import * as v from "valibot";
 import { type Clock, systemClock } from "./core/clock.ts";
 import { ConflictError, NotFoundError, ValidationError } from "./core/errors.ts";
@@ -606,6 +611,22 @@ export class Scheduler {
   /** Finished attempts of this instance as an async iterator, until `signal` aborts. */
   results(signal?: AbortSignal): AsyncGenerator<AttemptRecord> {
     return this.#instance.results.iterate(signal);
+  }
+
+  /**
+   * Task events of every process (created, started, progress, retrying, stalled, requeued,
+   * succeeded, dead, cancelled, expired, resubmitted), in order, each once: after
+   * `options.after` (an event id) from the store's buffer first, then live.
+   *
+   * @example
+   * const feed = scheduler.taskEvents({
+   *   filter: { kinds: ["dead"] },
+   *   onEvents: (events) => events.forEach((e) => console.log(e.id, "died")),
+   * });
+   * // later: feed.close();
+   */
+  taskEvents(options: TaskEventFeedOptions): TaskEventFeed {
+    return openTaskEventFeed(this.storage, options);
   }
 }
 

@@ -67,6 +67,7 @@ export function createStorage(config: WorkerConfig): { storage: Storage; descrip
       storage: new RedisStorage({
         transport: connectRedisTcp(config.redisUrl),
         prefix: config.prefix,
+        taskEvents: config.taskEvents,
       }),
       description: `redis ${safe} (prefix ${config.prefix})`,
     };
@@ -78,12 +79,13 @@ export function createStorage(config: WorkerConfig): { storage: Storage; descrip
       storage: new RestRedisStorage({
         transport: new RestTransport(config.rest),
         prefix: config.prefix,
+        taskEvents: config.taskEvents,
       }),
       description: `redis over REST ${config.rest.url} (prefix ${config.prefix})`,
     };
   }
   return {
-    storage: new MemoryStorage(),
+    storage: new MemoryStorage({ taskEvents: config.taskEvents }),
     description:
       "embedded (in memory, this process only — set REDIS_URL to share work across processes)",
   };

@@ -59,6 +59,7 @@ export interface ProgressParams {
   lease: Lease;
   /** 0..100 (clamped). */
   progress: number;
+  now: number;
 }
 
 export interface CancelParams {

@@ -64,6 +64,8 @@ import type {
   Recovery,
   StorageEvent,
   StorageStats,
+  TaskEventListener,
+  TaskEventPage,
   TaskFilter,
 } from "./types.ts";
 
@@ -335,6 +337,22 @@ export interface RateLimiter {
 export interface EventSource {
   /** Listens to events; returns the unsubscribe function. */
   subscribe(listener: (event: StorageEvent) => void): () => void;
+
+  /**
+   * Listens to task events (src/core/task-event.ts) of every process, in order, as batches
+   * are recorded; returns the unsubscribe function. A batch the live channel lost is read
+   * from the buffer before the next one is delivered; one gone from the buffer too is
+   * reported as `missed`. Costs nothing while no task changes.
+   */
+  subscribeTaskEvents(listener: TaskEventListener): () => void;
+
+  /**
+   * The buffered task events after event id `after`, oldest first, at most `limit`
+   * (a resuming reader's `Last-Event-ID`). `missed` is true when events right after it
+   * were already dropped from the buffer (the last TASK_EVENT_BUFFER batches are kept),
+   * or when `after` was never an id of this store's (e.g. one from before a reset).
+   */
+  taskEventsAfter(after: string, limit: number): Promise<TaskEventPage>;
 }
 
 /** The whole contract: what a Scheduler takes (`SchedulerOptions.storage`). */

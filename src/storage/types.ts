@@ -4,6 +4,7 @@
  */
 import type { PRUNED_STATUS, ResubmittableStatus, TaskRecord, TaskStatus } from "../core/task.ts";
 import type { RateLimit } from "../core/pool-limits.ts";
+import type { TaskEvent } from "../core/task-event.ts";
 
 /**
  * What `enqueue` answers for a task whose `dedupe` key an earlier submit holds: nothing was
@@ -200,6 +201,18 @@ export interface HistoryRetention {
  * Notifications (see {@link EventSource}): a store delivers the events of its own writes to
  * its own subscribers at once, and those of other instances through pub/sub.
  */
+/**
+ * Receives task events (src/core/task-event.ts) as batches, in order; `missed` is true when
+ * events before this batch could not be delivered (they left the store's buffer first).
+ */
+export type TaskEventListener = (events: TaskEvent[], missed: boolean) => void;
+
+/** Buffered task events after a given one; `missed`: some right after it were dropped. */
+export interface TaskEventPage {
+  events: TaskEvent[];
+  missed: boolean;
+}
+
 export type StorageEvent =
   /** Work became ready in `pool`: idle workers should claim. */
   | { kind: "ready"; pool: string }

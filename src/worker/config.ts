@@ -63,6 +63,8 @@ export interface WorkerConfig {
   logFormat: "text" | "json";
   /** Refuse submits of a type no live worker handles, 422 (SKEDULR_STRICT_TYPES=1). */
   strictTypes: boolean;
+  /** Record task events for `GET /events` (SKEDULR_TASK_EVENTS=off: none, deployment-wide). */
+  taskEvents: boolean;
   /** Submit the example tasks at start (SKEDULR_DEMO; default: on the embedded store only). */
   demo: boolean;
   /** Interval of the status line (SKEDULR_STATUS_MS). */
@@ -112,6 +114,8 @@ export const ENV_VARS: Record<string, string> = {
     "how often the status line is considered; it prints only when a figure changed (default 10000)",
   SKEDULR_STRICT_TYPES:
     "1 refuses a submit of a type no live worker handles (422 unknown_type); default 0: stored with a warning",
+  SKEDULR_TASK_EVENTS:
+    "on (default) records task events for GET /events; off records none (deployment-wide: set it alike on every node)",
   SKEDULR_MIN_INTERVAL:
     "least every, and least gap between cron occurrences, a submit may ask for (default 1s; 0 = none)",
   SKEDULR_ERROR_STACKS:
@@ -240,6 +244,10 @@ export function parseWorkerConfig(env: Record<string, string | undefined>): Work
   if (strictTypes !== "0" && strictTypes !== "1") {
     problems.push(`SKEDULR_STRICT_TYPES: expected 1 or 0, got ${JSON.stringify(strictTypes)}`);
   }
+  const taskEvents = get("SKEDULR_TASK_EVENTS") ?? "on";
+  if (taskEvents !== "on" && taskEvents !== "off") {
+    problems.push(`SKEDULR_TASK_EVENTS: expected on or off, got ${JSON.stringify(taskEvents)}`);
+  }
   const prefix = get("SKEDULR_PREFIX") ?? "skedulr";
   if (!/^[A-Za-z0-9_.:-]{1,64}$/.test(prefix)) {
     problems.push(`SKEDULR_PREFIX: letters, digits and _ . : - only (≤ 64), got "${prefix}"`);
@@ -298,6 +306,7 @@ export function parseWorkerConfig(env: Record<string, string | undefined>): Work
     apiTimeoutMs,
     minIntervalMs,
     errorStacks: errorStacks === "1",
+    taskEvents: taskEvents === "on",
     logLevel,
     logFormat,
     strictTypes: strictTypes === "1",

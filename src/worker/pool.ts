@@ -331,12 +331,15 @@ export class WorkerPool {
       logger,
       // Progress is best effort: kept trying while the lease holds, never failing the handler.
       progress: async (pct) => {
-        await withRetries(() => storage.setProgress({ lease: attempt.lease, progress: pct }), {
-          clock,
-          logger,
-          what: `progress of task ${task.id}`,
-          until: () => attempt.leaseUntil,
-        });
+        await withRetries(
+          () => storage.setProgress({ lease: attempt.lease, progress: pct, now: clock.now() }),
+          {
+            clock,
+            logger,
+            what: `progress of task ${task.id}`,
+            until: () => attempt.leaseUntil,
+          },
+        );
       },
       // A store that cannot answer is retried while the lease holds, as for progress.
       parents: async () => {

@@ -11,7 +11,11 @@ import { type Faults, faultyStorage } from "../helpers/faulty-storage.ts";
 
 /** Makes a fresh, empty storage (own key prefix) and later disposes of it. */
 export type StorageFactory = (
-  options?: { maxUnfinished?: number; history?: { maxAgeMs?: number; maxCount?: number } },
+  options?: {
+    maxUnfinished?: number;
+    history?: { maxAgeMs?: number; maxCount?: number };
+    taskEvents?: boolean;
+  },
 ) => Promise<{ storage: Storage; dispose(): Promise<void> }>;
 
 /** Event-loop turns a storage call may stay in flight before the harness gives up. */

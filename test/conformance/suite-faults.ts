@@ -357,7 +357,10 @@ export function faultsSuite(backend: string, factory: StorageFactory): void {
           }),
           null,
         );
-        assert.equal(await h.storage.setProgress({ lease: late, progress: 50 }), false);
+        assert.equal(
+          await h.storage.setProgress({ lease: late, progress: 50, now: Date.now() }),
+          false,
+        );
         assert.deepEqual(
           await h.storage.renewLeases({ leases: [late], leaseMs: 1_000, now: now + 1_003 }),
           [first],

@@ -75,6 +75,15 @@ export async function tour(o: TourOptions): Promise<Seen[]> {
   await note("waitTask", api.GET("/skedulr/api/tasks/{id}/wait", {
     params: { path: { id: ok }, query: { timeout: "2h" } },
   }));
+  const events = await note("streamTaskEvents", api.GET("/skedulr/api/events", {
+    parseAs: "stream",
+    params: { query: { kind: "succeeded", lastEventId: "0/0" } },
+  }));
+  await (events.data as ReadableStream).cancel();
+  seen[seen.length - 1].body = ""; // a stream, read no further: its schema is a string
+  await note("streamTaskEvents", api.GET("/skedulr/api/events", {
+    params: { query: { kind: "finished" } },
+  }));
   await note("listTasks", api.GET("/skedulr/api/tasks", { params: { query: { limit: 50 } } }));
   await note("listTasks", api.GET("/skedulr/api/tasks", { params: { query: { limit: 0 } } }));
   await note("cancelTask", api.POST("/skedulr/api/tasks/{id}/cancel", { ...task(slow), body: { reason: "tour" } }));

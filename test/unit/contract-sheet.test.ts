@@ -6,7 +6,7 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { ALL_STATUSES } from "../../src/mod.ts";
+import { ALL_STATUSES, TASK_EVENT_KINDS } from "../../src/mod.ts";
 import { ATTEMPT_STATUSES } from "../../routes/schemas.ts";
 import { API_ERROR_CODES, httpStatus } from "../../routes/errors.ts";
 import { type ApiFixture, apiFixture } from "../helpers/api-app.ts";
@@ -100,6 +100,12 @@ describe("the contract sheet (docs/CONTRACT.md)", () => {
       sorted(Object.keys(record)),
       "the OpenAPI Schedule schema and ScheduleView's nextRuns",
     );
+  });
+
+  it("lists every task event kind, and the event's fields as the OpenAPI document has them", () => {
+    assert.deepEqual(sorted(table("Task events").map((r) => name(r[0]))), sorted(TASK_EVENT_KINDS));
+    const schema = doc.components.schemas.TaskEvent.properties;
+    assert.deepEqual(sorted(new Set(fields("`GET /events`"))), sorted(Object.keys(schema)));
   });
 
   it("lists every value of waitingFor the OpenAPI document allows", () => {

@@ -50,6 +50,7 @@ const OPERATION_IDS = [
   "resume",
   "resumeSchedule",
   "setPoolSize",
+  "streamTaskEvents",
   "submitTask",
   "submitTaskBatch",
   "triggerSchedule",

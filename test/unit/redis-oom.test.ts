@@ -68,7 +68,10 @@ describe("redis store at maxmemory", () => {
         await s.renewLeases({ leases: [leaseOf(c, "w")], leaseMs: 1_000, now: T0 + 900 }),
         [],
       );
-      assert.equal(await s.setProgress({ lease: leaseOf(c, "w"), progress: 40 }), true);
+      assert.equal(
+        await s.setProgress({ lease: leaseOf(c, "w"), progress: 40, now: Date.now() }),
+        true,
+      );
       assert.equal(await s.release({ leases: [leaseOf(d, "w")], now: T0 + 3 }), 1);
       assert.equal((await s.cancel({ id: "f", reason: "stop", now: T0 + 4 })).status, "cancelled");
       // e's lease runs out: recovery puts it back (stalled), c's was renewed.

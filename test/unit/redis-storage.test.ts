@@ -92,7 +92,7 @@ describe("redis storage: cluster-safe keys", () => {
         now: T0,
       });
       assert.equal(a.id, "a");
-      await s.setProgress({ lease: leaseOf(a, "w1"), progress: 50 });
+      await s.setProgress({ lease: leaseOf(a, "w1"), progress: 50, now: Date.now() });
       await s.complete({ lease: leaseOf(a, "w1"), result: { ok: true }, now: T0 + 5 });
       const [b] = await s.claim({
         pool: "default",

@@ -27,6 +27,8 @@ import type {
   RateLimitResult,
   StorageEvent,
   StorageStats,
+  TaskEventListener,
+  TaskEventPage,
   TaskFilter,
 } from "../types.ts";
 import { AttemptLog } from "./history.ts";
@@ -36,12 +38,15 @@ import { listRows, toRecord } from "./records.ts";
 import { InstanceTable } from "./registry.ts";
 import { ScheduleTable } from "./schedules.ts";
 import { TaskTable } from "./task-table.ts";
+import { MemoryTaskEvents } from "./task-events.ts";
 
 export interface MemoryStorageOptions {
   /** Reject `enqueue` once this many tasks are unfinished (back-pressure). */
   maxUnfinished?: number;
   /** Retention of finished attempts and finished task rows (default 7 days, 10k). */
   history?: Partial<HistoryRetention>;
+  /** Record task events for subscribers (default true; false: the stream stays silent). */
+  taskEvents?: boolean;
 }
 
 const DEFAULT_RETENTION: HistoryRetention = { maxAgeMs: 7 * 86_400_000, maxCount: 10_000 };
@@ -64,15 +69,18 @@ export class MemoryStorage extends QueueForwarder implements Storage {
   protected readonly queue: MemoryQueue;
   readonly #schedules: ScheduleTable;
   readonly #limits = new RateLimits();
+  readonly #taskEvents: MemoryTaskEvents;
 
   constructor(options: MemoryStorageOptions = {}) {
     super();
     const retention = { ...DEFAULT_RETENTION, ...options.history };
     this.#log = new AttemptLog(retention);
+    this.#taskEvents = new MemoryTaskEvents(options.taskEvents !== false);
     this.queue = new MemoryQueue({
       table: this.#table,
       log: this.#log,
       events: this.#events,
+      taskEvents: this.#taskEvents,
       isPaused: (pool) => this.#registry.isPaused(pool),
       limits: this.#registry,
       retention,
@@ -108,6 +116,14 @@ export class MemoryStorage extends QueueForwarder implements Storage {
 
   subscribe(listener: (event: StorageEvent) => void): () => void {
     return this.#events.add(listener);
+  }
+
+  subscribeTaskEvents(listener: TaskEventListener): () => void {
+    return this.#taskEvents.subscribe(listener);
+  }
+
+  taskEventsAfter(after: string, limit: number): Promise<TaskEventPage> {
+    return Promise.resolve(this.#taskEvents.after(after, Math.max(1, Math.min(1000, limit))));
   }
 
   // Queries.

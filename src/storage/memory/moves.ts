@@ -12,12 +12,16 @@ import type { AttemptLog } from "./history.ts";
 import type { Row, TaskTable } from "./task-table.ts";
 import type { InstanceTable } from "./registry.ts";
 import { brokenReason, conditionOutcome } from "./workflow.ts";
+import type { MemoryTaskEvents } from "./task-events.ts";
+import type { TaskEventKind } from "../../core/task-event.ts";
 
 /** The parts of the store the transitions share with its other roles. */
 export interface QueueParts {
   table: TaskTable;
   log: AttemptLog;
   events: Listeners;
+  /** Task events for the event stream (as lua/includes/task-events.lua records them). */
+  taskEvents: MemoryTaskEvents;
   isPaused(pool: string): boolean;
   /** The pools' cluster-wide limits and start logs (registry.ts). */
   limits: Pick<InstanceTable, "globalLimit" | "rateTokens" | "logStarts" | "nextStartAt">;
@@ -77,6 +81,7 @@ export class TaskMoves {
       this.#t.flows.setLimits(fc, now);
     }
     this.#t.insert(row, now);
+    this.event("created", row, now, { status: row.status });
     if (fc) this.#t.flows.unpark(fc.key, now);
     this.announce(row);
     if (!broken) this.trackExpiry(row);
@@ -100,8 +105,12 @@ export class TaskMoves {
     this.p.log.totals.expired++;
   }
 
-  /** A running attempt back in its queue, uncounted, at the position it had (see release). */
-  requeue(row: Row, now: number): void {
+  /**
+   * A running attempt back in its queue, uncounted, at the position it had (see release):
+   * `stalled` when its worker was lost, `requeued` when handed back.
+   */
+  requeue(row: Row, now: number, kind: "stalled" | "requeued"): void {
+    this.event(kind, row, now, { attempt: row.attempt });
     row.attempt--;
     row.startedAt = null;
     row.leaseUntil = null;
@@ -118,6 +127,7 @@ export class TaskMoves {
       this.p.log.record(row, "retrying", now);
       row.runAt = retryAt;
       this.#t.move(row, "retrying", now);
+      this.event("retrying", row, now, { attempt: row.attempt, runAt: retryAt });
       this.announce(row);
       this.trackExpiry(row);
       return "retrying";
@@ -138,6 +148,7 @@ export class TaskMoves {
     this.#finishedAny = true;
     if (row.key && this.#t.keys.get(row.key) === row.id) this.#t.keys.delete(row.key);
     this.#t.move(row, status, now);
+    this.event(status, row, now, { attempt: row.attempt });
     this.#cascade.ended(row.id, status, row.children.length > 0, now);
   }
 
@@ -187,6 +198,23 @@ export class TaskMoves {
   settledBy(lease: Lease): Row["status"] | null {
     const row = this.#t.rows.get(lease.id);
     return row && row.claimSeq === lease.token ? row.status : null;
+  }
+
+  /** Records a task event of `row` (the stream's: src/core/task-event.ts). */
+  event(
+    kind: TaskEventKind,
+    row: Row,
+    now: number,
+    extra: { status?: string; attempt?: number; runAt?: number; progress?: number } = {},
+  ): void {
+    this.p.taskEvents.record({
+      kind,
+      id: row.id,
+      type: row.type,
+      pool: row.pool,
+      at: now,
+      ...extra,
+    });
   }
 
   /** Tells listeners what a row's new status offers: work to claim, or a time to arm. */

@@ -154,6 +154,10 @@ export class MemoryQueue implements QueueStore {
       out.push({ ...claimedRecord(row), token: row.claimSeq });
     }
     if (expired > 0) this.#m.endCall(now, false);
+    // After the scan, as lua/claim-1.lua records them (the scan's expiries come first).
+    for (const task of out) {
+      this.#m.event("started", this.#t.rows.get(task.id)!, now, { attempt: task.attempt });
+    }
     limits.logStarts(pool, out.length, now);
     // The scan's bound stopped it with work left, or it unparked tasks: the worker claims
     // again at once.
@@ -185,7 +189,7 @@ export class MemoryQueue implements QueueStore {
       !kept.has(row.id) && row.pool === pool && row.workerId === owner.workerId &&
       row.startedAt === claimedAt && row.leaseUntil === claimedAt + owner.leaseMs
     );
-    for (const row of lost) this.#m.requeue(row, now);
+    for (const row of lost) this.#m.requeue(row, now, "requeued");
     return Promise.resolve(lost.length);
   }
 
@@ -229,15 +233,18 @@ export class MemoryQueue implements QueueStore {
     for (const lease of leases) {
       const row = this.#m.held(lease);
       if (!row) continue;
-      this.#m.requeue(row, now);
+      this.#m.requeue(row, now, "requeued");
       n++;
     }
     return Promise.resolve(n);
   }
 
-  setProgress({ lease, progress }: ProgressParams): Promise<boolean> {
+  setProgress({ lease, progress, now }: ProgressParams): Promise<boolean> {
     const row = this.#m.held(lease);
-    if (row) row.progress = Math.max(0, Math.min(100, progress));
+    if (row) {
+      row.progress = Math.max(0, Math.min(100, progress));
+      this.#m.event("progress", row, now, { progress: row.progress });
+    }
     return Promise.resolve(row !== undefined);
   }
 
@@ -259,12 +266,18 @@ export class MemoryQueue implements QueueStore {
 
   resubmit({ id, now }: ResubmitParams): Promise<TaskRecord> {
     try {
-      const row = reviveRow(this.#t, id, now);
-      this.#m.announce(row);
+      const row = this.#revived(reviveRow(this.#t, id, now), now);
       return Promise.resolve(toRecord(row));
     } catch (error) {
       return Promise.reject(error);
     }
+  }
+
+  /** A revived row is announced and its `resubmitted` event recorded (lua/includes/revive.lua). */
+  #revived(row: Row, now: number): Row {
+    this.#m.event("resubmitted", row, now);
+    this.#m.announce(row);
+    return row;
   }
 
   resubmitMatching({ filter, now }: ResubmitMatchingParams): Promise<number> {
@@ -273,7 +286,7 @@ export class MemoryQueue implements QueueStore {
     let n = 0;
     for (const id of ids) {
       try {
-        this.#m.announce(reviveRow(this.#t, id, now));
+        this.#revived(reviveRow(this.#t, id, now), now);
         n++;
       } catch { /* a key now held by another task: leave this one dead */ }
     }
@@ -349,7 +362,7 @@ export class MemoryQueue implements QueueStore {
         this.#m.failRow(row, null, now);
       } else {
         this.#log.record(row, "stalled", now, { message: lost });
-        this.#m.requeue(row, now);
+        this.#m.requeue(row, now, "stalled");
       }
     }
     this.#m.continueCascades(100, now);

@@ -21,6 +21,7 @@ import {
   FLOW_UNPARK_BOUND,
 } from "../memory/flows.ts";
 import { DURATION_SAMPLES } from "../stats.ts";
+import { TASK_EVENT_BUFFER, TASK_EVENT_CHUNK } from "../../core/task-event.ts";
 import { FLOW_KEYS_LISTED, FLOW_KEYS_SCAN } from "../types.ts";
 import { CLAIMED_FIELDS } from "./claims.ts";
 import { TASK_ARGS } from "./codec.ts";
@@ -86,6 +87,8 @@ export const LUA_FACTS: readonly LuaFact[] = [
   { name: "FLOW_KEYS_SCAN", value: FLOW_KEYS_SCAN, from: "src/storage/types.ts" },
   { name: "FLOW_KEYS_LISTED", value: FLOW_KEYS_LISTED, from: "src/storage/types.ts" },
   { name: "TASK_ARGS", value: TASK_ARGS, from: "src/storage/redis/codec.ts" },
+  { name: "TASK_EVENT_CHUNK", value: TASK_EVENT_CHUNK, from: "src/core/task-event.ts" },
+  { name: "TASK_EVENT_BUFFER", value: TASK_EVENT_BUFFER, from: "src/core/task-event.ts" },
   { name: "CLAIMED_FIELDS", value: CLAIMED_FIELDS, from: "src/storage/redis/claims.ts" },
   {
     name: "CLAIMED_AT",

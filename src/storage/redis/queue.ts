@@ -137,9 +137,9 @@ export class RedisQueue implements QueueStore {
     return n;
   }
 
-  async setProgress({ lease, progress }: P.ProgressParams): Promise<boolean> {
+  async setProgress({ lease, progress, now }: P.ProgressParams): Promise<boolean> {
     const clamped = String(Math.max(0, Math.min(100, progress)));
-    const args = [lease.id, lease.workerId, lease.token, clamped];
+    const args = [lease.id, lease.workerId, lease.token, clamped, String(now)];
     return (await this.#ctx.run("setProgress", args)) === 1;
   }
 

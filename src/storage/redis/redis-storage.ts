@@ -26,11 +26,14 @@ import type {
   RateLimitResult,
   StorageEvent,
   StorageStats,
+  TaskEventListener,
+  TaskEventPage,
   TaskFilter,
 } from "../types.ts";
 import { decodeTask } from "./codec.ts";
 import { RedisContext } from "./context.ts";
 import { EventHub } from "./events.ts";
+import { EVENTS_OFF_FIELD, TaskEventHub } from "./task-events.ts";
 import { keyPrefix, keys } from "./keys.ts";
 import { checkLayout, ensureLayout } from "./migrations.ts";
 import { listChildren, listHistory, listTasks, readStats } from "./queries.ts";
@@ -60,6 +63,11 @@ export interface RedisStorageOptions {
   checkEvictionPolicy?: boolean;
   /** Close the transport in `close()` (default true). */
   closeTransport?: boolean;
+  /**
+   * Record task events for the event stream (default true). A deployment-wide setting kept
+   * in Redis: `init()` writes it, so give every node the same.
+   */
+  taskEvents?: boolean;
 }
 
 const DEFAULT_RETENTION: HistoryRetention = { maxAgeMs: 7 * 86_400_000, maxCount: 10_000 };
@@ -77,6 +85,7 @@ export class RedisStorage extends QueueForwarder implements Storage {
   readonly #ctx: RedisContext;
   readonly #options: RedisStorageOptions;
   readonly #events: EventHub;
+  readonly #taskEvents: TaskEventHub;
   protected readonly queue: RedisQueue;
 
   constructor(options: RedisStorageOptions) {
@@ -87,6 +96,7 @@ export class RedisStorage extends QueueForwarder implements Storage {
     const retention = { ...DEFAULT_RETENTION, ...options.history };
     this.#ctx = new RedisContext(options.transport, prefix, retention, options.maxUnfinished);
     this.#events = new EventHub(options.transport, keys.events(prefix));
+    this.#taskEvents = new TaskEventHub(options.transport, prefix);
     this.queue = new RedisQueue(this.#ctx, this.#events);
   }
 
@@ -103,11 +113,18 @@ export class RedisStorage extends QueueForwarder implements Storage {
     ).catch(() => {});
     // Migrates an older store and stamps the layout; refuses one this code cannot read.
     await ensureLayout(this.#ctx);
+    const meta = keys.meta(this.#ctx.prefix);
+    await this.#ctx.transport.send(
+      this.#options.taskEvents === false
+        ? ["HSET", meta, EVENTS_OFF_FIELD, "off"]
+        : ["HDEL", meta, EVENTS_OFF_FIELD],
+    );
     await this.#events.start();
   }
 
   async close(): Promise<void> {
     await this.#events.stop();
+    await this.#taskEvents.stop();
     if (this.#options.closeTransport !== false) await this.#ctx.transport.close();
   }
 
@@ -129,6 +146,14 @@ export class RedisStorage extends QueueForwarder implements Storage {
 
   subscribe(listener: (event: StorageEvent) => void): () => void {
     return this.#events.add(listener);
+  }
+
+  subscribeTaskEvents(listener: TaskEventListener): () => void {
+    return this.#taskEvents.subscribe(listener);
+  }
+
+  taskEventsAfter(after: string, limit: number): Promise<TaskEventPage> {
+    return this.#taskEvents.after(after, Math.max(1, Math.min(1000, Math.floor(limit))));
   }
 
   // Queries.

@@ -48,12 +48,13 @@
 --- @include "flow-unpark"
 --- @include "expire"
 --- @include "start-log"
+--- @include "task-events"
 
 -- CLAIMED_FIELDS are read before the task is marked running; the id, new attempt and token
 -- then replace `status`, `attempt` and `progress` (cleared by the claim).
 local STATUS, ATTEMPT, PROGRESS = CLAIMED_AT.status, CLAIMED_AT.attempt, CLAIMED_AT.progress
 local FK, PRIORITY, BODY = CLAIMED_AT.fk, CLAIMED_AT.priority, CLAIMED_AT.body
-local EXPIRES_AT = CLAIMED_AT.expiresAt
+local EXPIRES_AT, TYPE = CLAIMED_AT.expiresAt, CLAIMED_AT.type
 
 -- The rate limit's tokens left at `now` ("<max>/<perMs>"), after trimming its start log.
 local function rateTokens(starts, rate, now)
@@ -155,6 +156,7 @@ local function take(now, pool, max, workerId, leaseUntil)
     redis.call('HSET', k, 'status', 'running', 'attempt', text(attempt), 'startedAt', now,
       'workerId', workerId, 'claimSeq', token)
     if v[PROGRESS] then redis.call('HDEL', k, 'progress') end
+    taskEvent('started', id, v[TYPE], pool, at, ',"attempt":' .. text(attempt))
     if v[FK] and not picked[i][3] then flowLog(v[FK], flowOf(v[FK]), at, token) end
     leases[#leases + 1] = leaseUntil
     leases[#leases + 1] = id

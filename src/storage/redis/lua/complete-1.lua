@@ -31,11 +31,13 @@
 --- @include "done"
 --- @include "slots"
 --- @include "flow-unpark"
+--- @include "task-events"
 
 RETENTION.maxAgeMs, RETENTION.maxCount = tonumber(ARGV[1]), tonumber(ARGV[2])
 
 local LEASES, FINISHED = P .. 'leases', P .. 'finished'
-local HOT_FIELDS = {'status', 'workerId', 'pool', 'type', 'key', 'children', 'claimSeq', 'fk'}
+local HOT_FIELDS = {'status', 'workerId', 'pool', 'type', 'key', 'children', 'claimSeq', 'fk',
+  'attempt'}
 local fast, fastByPool = 0, {}
 local out = {}
 for i = 3, #ARGV, 7 do
@@ -64,6 +66,7 @@ for i = 3, #ARGV, 7 do
       fast = fast + 1
       finishedAny = true
       if v[8] then flowStopped(v[8], now) end
+      taskEvent('succeeded', id, v[4], v[3], now, ',"attempt":' .. v[9])
     end
     out[#out + 1] = 1
   elseif v[1] == 'succeeded' and v[7] == token then

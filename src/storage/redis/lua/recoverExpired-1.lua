@@ -67,7 +67,7 @@ for i = 1, math.min(limit, #expired) do
     failTask(t, nil, now)
   else
     recordAttempt(t, 'stalled', cjson.encode({message = lost}), now)
-    requeue(t, now, {'stalls', text(stalls)})
+    requeue(t, now, 'stalled', {'stalls', text(stalls)})
   end
   n = n + 1
 end

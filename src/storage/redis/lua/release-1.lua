@@ -21,7 +21,7 @@ local n = 0
 for i = 3, #ARGV, 2 do
   local t = owned(ARGV[i], ARGV[2], ARGV[i + 1])
   if t then
-    requeue(t, now)
+    requeue(t, now, 'requeued')
     n = n + 1
   end
 end

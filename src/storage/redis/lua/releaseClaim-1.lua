@@ -33,7 +33,7 @@ for _, id in ipairs(redis.call('ZRANGEBYSCORE', P .. 'leases', score, score, 'LI
     local t = load(id, RUNNING_FIELDS)
     if t and t.status == 'running' and t.workerId == workerId and t.pool == pool and
       t.startedAt == tonumber(claimedAt) then
-      requeue(t, now)
+      requeue(t, now, 'requeued')
       n = n + 1
     end
   end

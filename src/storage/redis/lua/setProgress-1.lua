@@ -7,12 +7,17 @@
   ARGV[2]  workerId
   ARGV[3]  claim token
   ARGV[4]  progress, already clamped to 0..100 by the caller
+  ARGV[5]  now (epoch ms)
 
-  Returns 1 when stored, 0 when the lease is not held.
+  Returns 1 when stored (and a `progress` task event recorded), 0 when the lease is not held.
 ]]
 --- @include "tkey"
 --- @include "owned"
+--- @include "task-events"
+--- @include "done"
 
-if not owned(ARGV[1], ARGV[2], ARGV[3]) then return 0 end
+local t = owned(ARGV[1], ARGV[2], ARGV[3])
+if not t then return 0 end
 redis.call('HSET', tkey(ARGV[1]), 'progress', ARGV[4])
-return 1
+taskEvent('progress', t.id, t.type, t.pool, tonumber(ARGV[5]), ',"progress":' .. ARGV[4])
+return done(1)

@@ -6,13 +6,7 @@
 --- @include "seq"
 --- @include "defer"
 --- @include "retention"
-
--- Names (ids, types, pools) normally hold only [A-Za-z0-9_.:-] and need no escaping; a
--- cheap scan decides, cjson escapes the rest.
-local function name(s)
-  if string.find(s, '[^%w_.:%-]') then return cjson.encode(s) end
-  return '"' .. s .. '"'
-end
+--- @include "json-name"
 
 -- Files one finished attempt: its history entry (`json`, an AttemptRecord) and its duration
 -- (text, ms) among the type's samples. Returns the entry's seq as fixed-width text.

@@ -7,6 +7,7 @@
 --- @include "attempts"
 --- @include "finish"
 --- @include "expiry"
+--- @include "task-events"
 
 -- Ends a failed attempt whose error is t.error (JSON; stored here) and which the caller
 -- counted: retrying in the delayed set at retryAt, or dead (dead-letter list, key
@@ -16,6 +17,8 @@ local function failTask(t, retryAt, now)
     recordAttempt(t, 'retrying', t.error, now)
     t.runAt = retryAt
     move(t, 'retrying', now, {'runAt', retryAt, 'error', t.error})
+    taskEvent('retrying', t.id, t.type, t.pool, now,
+      ',"attempt":' .. text(t.attempt) .. ',"runAt":' .. retryAt)
     retrackExpiry(t.id)
     return 'retrying'
   end

@@ -19,6 +19,7 @@
 --- @include "expiry"
 --- @include "flow-limits"
 --- @include "flow-unpark"
+--- @include "task-events"
 
 local function readTask(argv, i)
   local t = {deps = {}, conds = {}}
@@ -93,6 +94,7 @@ local function insertTask(a, now)
     t.fk = fk
   end
   enter(t, status, now, fields)
+  taskEvent('created', a.id, a.type, a.pool, now, ',"status":"' .. status .. '"')
   if fk then unparkFlow(fk, now) end
   if not broken then trackExpiry(a.id, a.expiresAt) end
   return status, broken

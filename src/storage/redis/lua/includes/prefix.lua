@@ -6,7 +6,9 @@
   derived key in the same Redis Cluster slot as KEYS[1], so each script stays single-slot.
   The key layout (mirrored by src/storage/redis/keys.ts; its version is LAYOUT):
 
-    meta             hash    layout: the layout version (absent on a prefix written before
+    meta             hash    events: present ("off") when the deployment records no task
+                             events;
+                             layout: the layout version (absent on a prefix written before
                              versions: UNVERSIONED_LAYOUT; stamped by the first call on a
                              store that never held a task); see docs/UPGRADING.md
     task:<id>        hash    the task record, absent field = null: the fields scripts use
@@ -69,6 +71,10 @@
     types            zset    task types with duration samples, score = first use
     durations:<type> list    latest duration samples (ms), newest first, DURATION_SAMPLES
     events           channel pub/sub (PUBLISH), JSON events
+    tevents          stream  task events, one entry per batch (includes/task-events.lua),
+                             id `<n>-0`, field e = JSON array; about TASK_EVENT_BUFFER kept
+    tevents          channel the same batches as published: "<n> <JSON array>"
+    tevseq           string  the last batch number
   Schedules, pool controls (control: size:, paused:, global:<pool> = n and
   rate:<pool> = "<max>/<perMs>", absent = no limit: setPoolLimits-1.lua), instances and rate
   limits: see their scripts' headers.
@@ -77,13 +83,19 @@
 
 local P = KEYS[1]
 
+-- The deployment records no task events (meta has `events`, set by a node started with
+-- them off: src/storage/redis/task-events.ts); read with the layout, so it costs no command.
+local EVENTS_OFF = false
+
 -- A script built for one layout refuses a store in another before it reads or writes
 -- anything: a node of an older release never misreads or damages a migrated store.
 -- A store with neither a stamp nor a seq counter has never held a task: it is stamped with
 -- this code's layout on its first call, so a deployment that never runs init() (the
 -- Cloudflare Worker alone) still gets one.
 do
-  local found = redis.call('HGET', P .. 'meta', 'layout')
+  local meta = redis.call('HMGET', P .. 'meta', 'layout', 'events')
+  local found = meta[1]
+  EVENTS_OFF = meta[2] ~= nil and meta[2] ~= false
   if not found then
     if redis.call('EXISTS', P .. 'seq') == 0 then
       redis.call('HSET', P .. 'meta', 'layout', LAYOUT)

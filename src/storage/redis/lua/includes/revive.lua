@@ -4,6 +4,7 @@
 --- @include "prefix"
 --- @include "tkey"
 --- @include "move"
+--- @include "task-events"
 
 -- Returns Code.ok, or an error code with details: wrongStatus (status) or keyHeld (key,
 -- holder).
@@ -22,5 +23,6 @@ local function revive(t, now)
   redis.call('ZREM', P .. 'expiries', t.id)
   t.runAt = nil
   move(t, 'queued', now, {'attempt', 0})
+  taskEvent('resubmitted', t.id, t.type, t.pool, now)
   return Code.ok
 end

@@ -1,0 +1,126 @@
+/**
+ * Task events on Redis beyond the behaviour suite: a batch whose pub/sub message was lost is
+ * read from the stream before the next one is delivered; one the stream lost too is reported
+ * as missed; a second instance's subscriber sees the first's events; big calls are chunked.
+ */
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { RedisStorage } from "../../src/storage/redis/redis-storage.ts";
+import { connectRedisTcp } from "../../src/adapters/redis-tcp.ts";
+import type { RedisTransport } from "../../src/storage/redis/transport.ts";
+import type { TaskEvent } from "../../src/core/task-event.ts";
+import { testRedisUrl, uniquePrefix } from "../../scripts/tools/redis-server.ts";
+import { eventually } from "../../scripts/tools/wait.ts";
+import { newTask } from "../../scripts/tools/new-task.ts";
+
+const T0 = Date.UTC(2026, 0, 5, 8);
+
+describe("redis task events", () => {
+  let url: string;
+  let admin: RedisTransport;
+  before(async () => {
+    url = await testRedisUrl();
+    admin = connectRedisTcp(url);
+  });
+  after(async () => {
+    await admin.close();
+  });
+
+  async function open(prefix: string): Promise<RedisStorage> {
+    const storage = new RedisStorage({ transport: connectRedisTcp(url), prefix });
+    await storage.init();
+    return storage;
+  }
+
+  /** Records a batch the way a script would, but without its pub/sub message (lost). */
+  async function lostBatch(s: RedisStorage, id: string): Promise<number> {
+    const n = Number(await admin.send(["INCR", `${s.prefix}tevseq`]));
+    const e = [{ kind: "created", id, type: "t", pool: "default", at: T0, status: "queued" }];
+    await admin.send(["XADD", `${s.prefix}tevents`, `${n}-0`, "e", JSON.stringify(e)]);
+    return n;
+  }
+
+  it("reads a batch whose message was lost from the stream, in order, before the next", async () => {
+    const s = await open(uniquePrefix("tev"));
+    const got: { events: TaskEvent[]; missed: boolean }[] = [];
+    const off = s.subscribeTaskEvents((events, missed) => got.push({ events, missed }));
+    try {
+      // The subscription must be live before the first batch: wait for one to arrive.
+      await eventually(async () => {
+        await s.enqueue({ tasks: [newTask(`warm${got.length}`, T0)], now: T0 });
+        return got.length > 0;
+      }, "the subscription to deliver");
+      const lost = await lostBatch(s, "lost");
+      await s.enqueue({ tasks: [newTask("after", T0)], now: T0 });
+      await eventually(() => got.some((b) => b.events[0].id === "after"), "the next batch");
+      const ids = got.map((b) => b.events[0].id);
+      assert.deepEqual(ids.slice(-2), ["lost", "after"]);
+      assert.equal(got.at(-2)!.events[0].eventId, `${lost}/0`);
+      assert.ok(got.every((b) => !b.missed), "nothing was missed: the stream had it");
+    } finally {
+      off();
+      await s.close();
+    }
+  });
+
+  it("reports a batch gone from the stream too as missed, and resuming past it says so", async () => {
+    const s = await open(uniquePrefix("tev"));
+    const got: { events: TaskEvent[]; missed: boolean }[] = [];
+    const off = s.subscribeTaskEvents((events, missed) => got.push({ events, missed }));
+    try {
+      let warm = 0;
+      await eventually(async () => {
+        await s.enqueue({ tasks: [newTask(`warm${++warm}`, T0)], now: T0 });
+        return got.length > 0;
+      }, "the subscription to deliver");
+      await eventually(() => got.some((b) => b.events[0].id === `warm${warm}`), "the last warm");
+      const seen = got.at(-1)!.events[0].eventId;
+      const lost = await lostBatch(s, "lost");
+      await admin.send(["XDEL", `${s.prefix}tevents`, `${lost}-0`]);
+      await s.enqueue({ tasks: [newTask("after", T0)], now: T0 });
+      await eventually(() => got.some((b) => b.events[0].id === "after"), "the next batch");
+      assert.equal(got.at(-1)!.missed, true);
+      assert.ok(!got.some((b) => b.events[0].id === "lost"));
+      const page = await s.taskEventsAfter(seen, 100);
+      assert.equal(page.missed, true);
+      assert.deepEqual(page.events.map((e) => e.id), ["after"]);
+    } finally {
+      off();
+      await s.close();
+    }
+  });
+
+  it("a subscriber on one instance sees another instance's events", async () => {
+    const prefix = uniquePrefix("tev");
+    const [a, b] = [await open(prefix), await open(prefix)];
+    const seen: TaskEvent[] = [];
+    const off = a.subscribeTaskEvents((events) => seen.push(...events));
+    try {
+      await eventually(async () => {
+        await b.enqueue({ tasks: [newTask(`t${seen.length}-${Date.now()}`, T0)], now: T0 });
+        return seen.length > 0;
+      }, "b's event on a");
+      assert.equal(seen[0].kind, "created");
+    } finally {
+      off();
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it("records a call's events as stream entries of at most 100", async () => {
+    const s = await open(uniquePrefix("tev"));
+    try {
+      const tasks = Array.from({ length: 250 }, (_, i) => newTask(`b${i}`, T0));
+      await s.enqueue({ tasks, now: T0 });
+      // 250 created events: entries of 100, 100 and 50.
+      const entries = await admin.send(["XRANGE", `${s.prefix}tevents`, "-", "+"]) as unknown[];
+      assert.deepEqual(
+        entries.map((e) => JSON.parse((e as [string, string[]])[1][1]).length),
+        [100, 100, 50],
+      );
+    } finally {
+      await s.close();
+    }
+  });
+});
