@@ -22,8 +22,11 @@ export interface BenchJob {
 }
 
 export interface BenchSystem {
-  /** `base`: Skedulr's worker from another checkout (an A/B run, `--base <dir>`). */
-  readonly name: "skedulr" | "bullmq" | "base";
+  /**
+   * `base`: Skedulr's worker from another checkout (an A/B run, `--base <dir>`); `quiet`:
+   * this one with task events off (`--events-ab`).
+   */
+  readonly name: "skedulr" | "bullmq" | "base" | "quiet";
   /** Starts `n` worker processes of `concurrency` each on a fresh namespace; resolves when ready. */
   start(n: number, concurrency: number): Promise<void>;
   /** Kills the worker processes and closes the driver's connections. */
@@ -44,18 +47,24 @@ let runs = 0;
 
 /**
  * Skedulr: real `scripts/entry/worker.ts` processes running scripts/bench/e2e-jobs.ts; with
- * `root`, the worker of that checkout (the client side stays this one's).
+ * `root`, the worker of that checkout (the client side stays this one's); `taskEvents`
+ * false: the deployment's task events off.
  */
-export function skedulr(url: string, samples: string, root?: string): BenchSystem {
+export function skedulr(
+  url: string,
+  samples: string,
+  root?: string,
+  taskEvents = true,
+): BenchSystem {
   const prefix = `bench${++runs}`;
   const admin: RedisTransport = connectRedisTcp(url);
   let storage: RedisStorage | null = null;
   let client: Scheduler | null = null;
   let workers: WorkerProcess[] = [];
   return {
-    name: root ? "base" : "skedulr",
+    name: root ? "base" : taskEvents ? "skedulr" : "quiet",
     async start(n, concurrency) {
-      storage = new RedisStorage({ transport: connectRedisTcp(url), prefix });
+      storage = new RedisStorage({ transport: connectRedisTcp(url), prefix, taskEvents });
       await storage.init();
       client = new Scheduler({ storage, pools: {}, logger: silentLogger });
       workers = await Promise.all(Array.from({ length: n }, () =>
@@ -65,6 +74,7 @@ export function skedulr(url: string, samples: string, root?: string): BenchSyste
           SKEDULR_POOLS: `default=${concurrency}`,
           SKEDULR_JOBS: "scripts/bench/e2e-jobs.ts",
           BENCH_SAMPLES: samples,
+          SKEDULR_TASK_EVENTS: taskEvents ? "on" : "off",
         }, root ? baseWorker(root) : undefined)));
       await Promise.all(workers.map((w) => ready(w, 30_000)));
     },

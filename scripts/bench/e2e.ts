@@ -5,10 +5,12 @@
  *
  *   bun scripts/bench/e2e.ts [--reps 3] [--tasks 20000] [--singles 500] [--delayed 20000]
  *                            [--only ceiling,throughput,latency,lateness] [--base <dir>]
+ *                            [--events-ab]
  *
  * `--base <dir>` runs an A/B instead: this checkout's worker against the worker of the
  * checkout in <dir> (e.g. `git worktree add /tmp/base <commit>` with node_modules linked),
- * interleaved the same way, in place of BullMQ.
+ * interleaved the same way, in place of BullMQ. `--events-ab` runs this checkout with task
+ * events on (the default) against the same with them off (SKEDULR_TASK_EVENTS=off).
  *
  * - throughput: submit `tasks` no-op tasks in bulk (Skedulr `submitMany` / BullMQ `addBulk`,
  *   1000 per call) while the queue is paused, then resume and time the drain by 1 and by 2
@@ -55,8 +57,13 @@ process.once("exit", () => {
 const admin = connectRedisTcp(server.url);
 const waiter = connectRedisTcp(server.url); // BLPOP blocks its connection
 const BASE = arg("base", "");
-const other = BASE ? (url: string, samples: string) => skedulr(url, samples, BASE) : bullmq;
-const OTHER = BASE ? "base" : "bullmq";
+const EVENTS_AB = argv.includes("--events-ab");
+const other = EVENTS_AB
+  ? (url: string, samples: string) => skedulr(url, samples, undefined, false)
+  : BASE
+  ? (url: string, samples: string) => skedulr(url, samples, BASE)
+  : bullmq;
+const OTHER = EVENTS_AB ? "quiet" : BASE ? "base" : "bullmq";
 const makers = [skedulr, other];
 const load = () => loadavg().map((x) => x.toFixed(2)).join(" ");
 console.log(`e2e bench: redis ${server.url}, bun ${process.versions.bun}, load ${load()}`);
@@ -296,8 +303,9 @@ for (
 
 const after = load();
 console.log(`\nload average after: ${after}\n`);
-const otherName = BASE ? `base (${BASE})` : "BullMQ";
-console.log(`| metric | Skedulr | ${otherName} | Skedulr vs ${BASE ? "base" : "BullMQ"} |`);
+const otherName = EVENTS_AB ? "events off" : BASE ? `base (${BASE})` : "BullMQ";
+const vs = EVENTS_AB ? "events off" : BASE ? "base" : "BullMQ";
+console.log(`| metric | Skedulr | ${otherName} | Skedulr vs ${vs} |`);
 console.log("|---|---:|---:|---|");
 for (const r of rows) console.log(`| ${r.join(" | ")} |`);
 await admin.close();

@@ -3,10 +3,11 @@
  * instructions are the same from run to run, whatever else the machine does, so small
  * changes to the Lua scripts show where timings drown in noise.
  *
- *   bun scripts/bench/redis-instructions.ts [--tasks 3000] [--claim 20] [--modes none,keys]
+ *   bun scripts/bench/redis-instructions.ts [--tasks 3000] [--claim 20] [--modes none,keys,quiet]
  *
  * Per mode, a redis-server under `valgrind --tool=callgrind` (from Debian's valgrind) is
- * filled with no-op tasks (`keys`: each with a flow key of 1,000, `parallelism: 1000`),
+ * filled with no-op tasks (`keys`: each with a flow key of 1,000, `parallelism: 1000`;
+ * `quiet`: no key, with the deployment's task events off),
  * then instrumentation is switched on and the tasks are claimed `--claim` at a time and
  * completed (all completions of a claim in one call, as a worker's tick sends them). The
  * figure is Redis's instructions per task for claim + complete, nothing else.
@@ -26,7 +27,7 @@ const arg = (name: string, fallback: string) => {
 };
 const N = Number(arg("tasks", "3000"));
 const CLAIM = Number(arg("claim", "20"));
-const MODES = arg("modes", "none,keys").split(",");
+const MODES = arg("modes", "none,keys,quiet").split(",");
 if (spawnSync("valgrind", ["--version"]).error) {
   console.error("valgrind was not found: apt-get install -y valgrind");
   process.exit(1);
@@ -51,7 +52,11 @@ async function instructionsPerTask(mode: string): Promise<number> {
     if (tries > 150) throw new Error("redis-server under valgrind did not start");
     await new Promise((r) => setTimeout(r, 200));
   }
-  const storage = new RedisStorage({ transport: connectRedisTcp(url), prefix: "bench" });
+  const storage = new RedisStorage({
+    transport: connectRedisTcp(url),
+    prefix: "bench",
+    taskEvents: mode !== "quiet",
+  });
   await storage.init();
   const client = new Scheduler({ storage, pools: {}, logger: silentLogger });
   const specs = Array.from({ length: N }, (_, i) => ({
@@ -90,7 +95,11 @@ for (const mode of MODES) {
   results[mode] = await instructionsPerTask(mode);
   console.log(`  ${mode.padEnd(5)} ${Math.round(results[mode]).toLocaleString("en")}`);
 }
+const share = (a: number, b: number) => `${(100 * (a / b - 1)).toFixed(1)}%`;
 if (results.none && results.keys) {
-  console.log(`  a flow key per task: +${(100 * (results.keys / results.none - 1)).toFixed(1)}%`);
+  console.log(`  a flow key per task: +${share(results.keys, results.none)}`);
+}
+if (results.none && results.quiet) {
+  console.log(`  task events (none vs quiet): +${share(results.none, results.quiet)}`);
 }
 process.exit(0);

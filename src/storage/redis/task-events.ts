@@ -1,20 +1,21 @@
 /**
  * @module task-events — a Redis store's task events (src/core/task-event.ts), as
  * lua/includes/task-events.lua records them: batch n is entry `<n>-0` of the `tevents`
- * stream and a message "<n> <JSON array>" on the `tevents` channel.
+ * stream (its field `e`: the events' values joined by "|"), and n is published on the
+ * `tevents` channel.
  *
  * One subscription to the channel per store, opened for the first listener and closed with
- * the last, so a process that streams no events to anyone receives none. Pub/sub is best
- * effort: when a batch arrives whose number skips one, the skipped batches are read from the
- * stream first, so listeners get every batch in order (`missed` marks a batch after ones the
- * stream no longer held either).
+ * the last, so a process that streams no events to anyone receives none. A message only says
+ * how far the stream goes: the batches after the last one delivered are read from the stream,
+ * one read for however many messages came meanwhile, so a lost message costs nothing and
+ * listeners get every batch in order (`missed` marks a batch after ones the stream no longer
+ * held).
  */
 import {
   eventAfter,
   numbered,
   parseEventId,
   type RecordedTaskEvent,
-  TASK_EVENT_BUFFER,
   type TaskEvent,
 } from "../../core/task-event.ts";
 import type { TaskEventListener, TaskEventPage } from "../types.ts";
@@ -22,6 +23,8 @@ import type { RedisReply, RedisTransport, Unsubscribe } from "./transport.ts";
 
 /** Stream entries read per XRANGE (each holds up to TASK_EVENT_CHUNK events). */
 const ENTRIES_PER_READ = 100;
+/** A read the store did not answer is tried again after this. */
+const RETRY_READ_MS = 1_000;
 
 /** The meta field that turns a deployment's task events off (lua/includes/prefix.lua). */
 export const EVENTS_OFF_FIELD = "events";
@@ -31,10 +34,14 @@ export class TaskEventHub {
   readonly #prefix: string;
   readonly #listeners = new Set<TaskEventListener>();
   #subscription: Promise<Unsubscribe> | null = null;
-  /** The last batch delivered (null: none since the subscription opened). */
+  /** The last batch delivered (null: no message since the subscription opened). */
   #last: number | null = null;
-  /** Batches are handled one after another, fills included. */
-  #chain: Promise<void> = Promise.resolve();
+  /** The highest batch a message announced. */
+  #target = 0;
+  /** The read in progress, if any. */
+  #reading: Promise<void> | null = null;
+  /** Batches were lost before the next one delivered. */
+  #missed = false;
 
   constructor(transport: RedisTransport, prefix: string) {
     this.#transport = transport;
@@ -47,9 +54,7 @@ export class TaskEventHub {
 
   subscribe(listener: TaskEventListener): () => void {
     this.#listeners.add(listener);
-    this.#subscription ??= this.#transport.subscribe(this.#stream, (message) => {
-      this.#chain = this.#chain.then(() => this.#receive(message)).catch(() => {});
-    });
+    this.#subscription ??= this.#transport.subscribe(this.#stream, (m) => this.#receive(m));
     this.#subscription.catch(() => {
       this.#subscription = null;
     });
@@ -64,6 +69,7 @@ export class TaskEventHub {
     const sub = this.#subscription;
     this.#subscription = null;
     this.#last = null;
+    this.#target = 0;
     if (sub) await (await sub.catch(() => null))?.();
   }
 
@@ -77,7 +83,7 @@ export class TaskEventHub {
     let missed = false;
     let read = false;
     while (events.length < limit) {
-      const entries = await this.#range(next, "+", ENTRIES_PER_READ);
+      const entries = await this.#range(next, ENTRIES_PER_READ);
       for (const [n, batch] of entries) {
         if (n > Math.max(next, from.batch + 1)) missed = true;
         for (const e of batch) if (eventAfter(parseEventId(e.eventId)!, from)) events.push(e);
@@ -94,52 +100,87 @@ export class TaskEventHub {
     return { events: events.slice(0, limit), missed };
   }
 
-  async #receive(message: string): Promise<void> {
-    const space = message.indexOf(" ");
-    const n = Number(message.slice(0, space));
+  /** A message says batches up to n exist: read what is new (one read at a time). */
+  #receive(message: string): void {
+    const n = Number(message);
     if (!Number.isSafeInteger(n)) return;
-    if (this.#last !== null && n <= this.#last) return; // a batch already delivered
-    let missed = false;
-    if (this.#last !== null && n > this.#last + 1) missed = await this.#fill(this.#last + 1, n - 1);
-    this.#deliver(n, numbered(n, JSON.parse(message.slice(space + 1))), missed);
+    // Live from the first message on: a listener wants what happens from now.
+    if (this.#last === null) this.#last = n - 1;
+    if (n <= this.#target) return;
+    this.#target = n;
+    this.#pump();
   }
 
-  /** Delivers batches from..to from the stream; true when some were no longer there. */
-  async #fill(from: number, to: number): Promise<boolean> {
-    // At most the buffer is there to read: older batches are gone.
-    let next = Math.max(from, to - TASK_EVENT_BUFFER);
-    let missed = next > from;
-    try {
-      while (next <= to) {
-        const entries = await this.#range(next, `${to}-0`, ENTRIES_PER_READ);
-        if (entries.length === 0) break;
-        for (const [n, batch] of entries) {
-          this.#deliver(n, batch, missed || n > next);
-          missed = false;
-          next = n + 1;
-        }
+  /** Starts a read unless one runs; goes on while the target moved meanwhile. */
+  #pump(): void {
+    if (this.#reading) return;
+    this.#reading = this.#catchUp().then((ok) => {
+      this.#reading = null;
+      const behind = this.#last !== null && this.#last < this.#target && this.#listeners.size > 0;
+      // A store that did not answer is read again a little later, not in a tight loop.
+      if (behind) ok ? this.#pump() : setTimeout(() => this.#pump(), RETRY_READ_MS);
+    });
+  }
+
+  /** Delivers the batches after the last one up to the target, in order; false: no answer. */
+  async #catchUp(): Promise<boolean> {
+    while (this.#last !== null && this.#last < this.#target && this.#listeners.size > 0) {
+      let entries: [number, TaskEvent[]][];
+      try {
+        entries = await this.#range(this.#last + 1, ENTRIES_PER_READ);
+      } catch {
+        return false;
       }
-    } catch {
-      // The store did not answer: the listeners hear of a gap with the next batch.
+      if (entries.length === 0) {
+        // The batches up to the target are gone (trimmed): the next ones come after a gap.
+        this.#missed = true;
+        this.#last = this.#target;
+        return true;
+      }
+      for (const [n, events] of entries) this.#deliver(n, events);
     }
-    return missed || next <= to;
+    return true;
   }
 
-  #deliver(n: number, events: TaskEvent[], missed: boolean): void {
+  #deliver(n: number, events: TaskEvent[]): void {
+    const missed = this.#missed || (this.#last !== null && n > this.#last + 1);
+    this.#missed = false;
     this.#last = n;
+    if (this.#target < n) this.#target = n;
     for (const listener of this.#listeners) listener(events, missed);
   }
 
-  /** Stream entries from batch `from` up to `to` (an entry id or "+"), as numbered batches. */
-  async #range(from: number, to: string, count: number): Promise<[number, TaskEvent[]][]> {
+  /** Up to `count` stream entries from batch `from` on, as numbered batches. */
+  async #range(from: number, count: number): Promise<[number, TaskEvent[]][]> {
     const reply = await this.#transport.send(
-      ["XRANGE", this.#stream, `${from}-0`, to, "COUNT", String(count)],
+      ["XRANGE", this.#stream, `${from}-0`, "+", "COUNT", String(count)],
     ) as RedisReply[];
     return (reply ?? []).map((entry) => {
       const [id, fields] = entry as [string, string[]];
       const n = Number(id.slice(0, id.indexOf("-")));
-      const json = fields[fields.indexOf("e") + 1];
-      return [n, numbered(n, JSON.parse(json) as RecordedTaskEvent[])];
+      return [n, numbered(n, decodeEvents(fields[fields.indexOf("e") + 1] ?? ""))];
     });
   }
+}
+
+/** Each kind's own values after kind|id|type|pool|at (lua/includes/task-events.lua). */
+const OWN: Record<string, readonly (keyof RecordedTaskEvent)[]> = {
+  created: ["status"],
+  progress: ["progress"],
+  retrying: ["attempt", "runAt"],
+  resubmitted: [],
+};
+const ATTEMPT_ONLY = ["attempt"] as const;
+
+/** A batch's events from its `e` field (see lua/includes/task-events.lua). */
+export function decodeEvents(batch: string): RecordedTaskEvent[] {
+  if (batch === "") return [];
+  return batch.split("|\n|").map((text) => {
+    const [kind, id, type, pool, at, ...own] = text.split("|");
+    const e: Record<string, unknown> = { kind, id, type, pool, at: Number(at) };
+    (OWN[kind] ?? ATTEMPT_ONLY).forEach((name, i) => {
+      if (own[i] !== undefined) e[name] = name === "status" ? own[i] : Number(own[i]);
+    });
+    return e as unknown as RecordedTaskEvent;
+  });
 }

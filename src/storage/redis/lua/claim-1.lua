@@ -156,7 +156,7 @@ local function take(now, pool, max, workerId, leaseUntil)
     redis.call('HSET', k, 'status', 'running', 'attempt', text(attempt), 'startedAt', now,
       'workerId', workerId, 'claimSeq', token)
     if v[PROGRESS] then redis.call('HDEL', k, 'progress') end
-    taskEvent('started', id, v[TYPE], pool, at, ',"attempt":' .. text(attempt))
+    taskEvent('started', id, v[TYPE], pool, now, attempt)
     if v[FK] and not picked[i][3] then flowLog(v[FK], flowOf(v[FK]), at, token) end
     leases[#leases + 1] = leaseUntil
     leases[#leases + 1] = id

@@ -66,7 +66,7 @@ for i = 3, #ARGV, 7 do
       fast = fast + 1
       finishedAny = true
       if v[8] then flowStopped(v[8], now) end
-      taskEvent('succeeded', id, v[4], v[3], now, ',"attempt":' .. v[9])
+      taskEvent('succeeded', id, v[4], v[3], nowText, v[9])
     end
     out[#out + 1] = 1
   elseif v[1] == 'succeeded' and v[7] == token then

@@ -19,5 +19,5 @@
 local t = owned(ARGV[1], ARGV[2], ARGV[3])
 if not t then return 0 end
 redis.call('HSET', tkey(ARGV[1]), 'progress', ARGV[4])
-taskEvent('progress', t.id, t.type, t.pool, tonumber(ARGV[5]), ',"progress":' .. ARGV[4])
+taskEvent('progress', t.id, t.type, t.pool, ARGV[5], ARGV[4])
 return done(1)

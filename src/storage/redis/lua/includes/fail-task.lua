@@ -17,8 +17,7 @@ local function failTask(t, retryAt, now)
     recordAttempt(t, 'retrying', t.error, now)
     t.runAt = retryAt
     move(t, 'retrying', now, {'runAt', retryAt, 'error', t.error})
-    taskEvent('retrying', t.id, t.type, t.pool, now,
-      ',"attempt":' .. text(t.attempt) .. ',"runAt":' .. retryAt)
+    taskEvent('retrying', t.id, t.type, t.pool, now, t.attempt, retryAt)
     retrackExpiry(t.id)
     return 'retrying'
   end

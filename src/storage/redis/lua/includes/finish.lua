@@ -36,7 +36,7 @@ local function finish(t, status, now, fields)
     redis.call('HDEL', P .. 'keys', t.key)
   end
   move(t, status, now, fields)
-  taskEvent(status, t.id, t.type, t.pool, now, ',"attempt":' .. text(t.attempt))
+  taskEvent(status, t.id, t.type, t.pool, now, t.attempt)
   finishedAny = true
   if now > NOW then NOW = now end
   if t.children then cascadeQueue[#cascadeQueue + 1] = {t.id, status, 0, false} end

@@ -94,7 +94,7 @@ local function insertTask(a, now)
     t.fk = fk
   end
   enter(t, status, now, fields)
-  taskEvent('created', a.id, a.type, a.pool, now, ',"status":"' .. status .. '"')
+  taskEvent('created', a.id, a.type, a.pool, now, status)
   if fk then unparkFlow(fk, now) end
   if not broken then trackExpiry(a.id, a.expiresAt) end
   return status, broken

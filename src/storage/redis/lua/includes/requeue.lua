@@ -17,6 +17,6 @@ local function requeue(t, now, kind, fields)
   fields[#fields + 1] = 'attempt'
   fields[#fields + 1] = text(t.attempt - 1)
   move(t, 'queued', now, fields, true)
-  taskEvent(kind, t.id, t.type, t.pool, now, ',"attempt":' .. text(t.attempt))
+  taskEvent(kind, t.id, t.type, t.pool, now, t.attempt)
   retrackExpiry(t.id)
 end

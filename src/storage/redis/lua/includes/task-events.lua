@@ -1,37 +1,65 @@
 --[[
   Task events (src/core/task-event.ts): what happened to tasks in this call, for the API's
   event stream. done() records the call's events as batches of at most TASK_EVENT_CHUNK:
-  each batch gets the next number n of `tevseq`, is added to the `tevents` stream under id
-  `<n>-0` (about TASK_EVENT_BUFFER batches kept, for readers that resume) and published on
-  the `tevents` channel as "<n> <JSON array>" (live readers; one that sees n jump knows it
-  missed a batch and reads it from the stream). Nothing is recorded while the deployment's
-  events are off (EVENTS_OFF, read with the layout).
+  each batch gets the next number n of `tevseq` and becomes entry `<n>-0` of the `tevents`
+  stream (about TASK_EVENT_BUFFER batches kept), and n is published on the `tevents` channel;
+  readers take the entries from the stream (src/storage/redis/task-events.ts), so a lost
+  message costs nothing but a later read.
+
+  A batch is one field `e`: each event's values joined by "|" (ids, types and pools are
+  names, which never hold one), events separated by "|\n|", built with one table.concat: no
+  JSON and no string per event here, which would cost more than the rest of a claim. An
+  event is kind|id|type|pool|at, then its kind's own: created status; started, stalled,
+  requeued, succeeded, dead, cancelled, expired attempt; retrying attempt|runAt; progress
+  progress (src/storage/redis/task-events.ts decodes them).
+  Nothing is recorded while the deployment's events are off (EVENTS_OFF, read with the
+  layout).
 ]]
 --- @include "prefix"
---- @include "values"
 --- @include "done"
---- @include "json-name"
 
-local TASK_EVENTS = {}
+-- The call's events as values ("\n" between two), and how many there are.
+local TASK_EVENTS, TASK_EVENT_LEN, TASK_EVENT_COUNT = {}, 0, 0
+-- Where each chunk of TASK_EVENT_CHUNK events ends among the values.
+local TASK_EVENT_CUTS = {}
 
--- Records one event of task `id`; `extra` is more JSON members (',"attempt":2') or nil.
-local function taskEvent(kind, id, type, pool, now, extra)
+-- Records one event of task `id`; `v1`, `v2`: its kind's own values (see above).
+local function taskEvent(kind, id, type, pool, now, v1, v2)
   if EVENTS_OFF then return end
-  TASK_EVENTS[#TASK_EVENTS + 1] = '{"kind":"' .. kind .. '","id":' .. name(id) .. ',"type":' ..
-    name(type) .. ',"pool":' .. name(pool) .. ',"at":' .. text(now) .. (extra or '') .. '}'
+  local e, n = TASK_EVENTS, TASK_EVENT_LEN
+  if TASK_EVENT_COUNT > 0 then
+    if TASK_EVENT_COUNT % TASK_EVENT_CHUNK == 0 then
+      TASK_EVENT_CUTS[#TASK_EVENT_CUTS + 1] = n
+    else
+      n = n + 1
+      e[n] = '\n'
+    end
+  end
+  e[n + 1], e[n + 2], e[n + 3], e[n + 4], e[n + 5] = kind, id, type, pool, now
+  n = n + 5
+  if v1 ~= nil then
+    n = n + 1
+    e[n] = v1
+  end
+  if v2 ~= nil then
+    n = n + 1
+    e[n] = v2
+  end
+  TASK_EVENT_LEN, TASK_EVENT_COUNT = n, TASK_EVENT_COUNT + 1
 end
 
 -- Run by done(): the call's events, as batches.
 flushTaskEvents = function()
-  local n = #TASK_EVENTS
-  if n == 0 then return end
-  for from = 1, n, TASK_EVENT_CHUNK do
-    local last = math.min(n, from + TASK_EVENT_CHUNK - 1)
-    local batch = '[' .. table.concat(TASK_EVENTS, ',', from, last) .. ']'
+  if TASK_EVENT_COUNT == 0 then return end
+  TASK_EVENT_CUTS[#TASK_EVENT_CUTS + 1] = TASK_EVENT_LEN
+  local from = 1
+  for _, to in ipairs(TASK_EVENT_CUTS) do
     local seq = redis.call('INCR', P .. 'tevseq')
     -- pcall: a stream someone wrote ahead of the counter must never fail the transition.
-    redis.pcall('XADD', P .. 'tevents', 'MAXLEN', '~', TASK_EVENT_BUFFER, seq .. '-0', 'e', batch)
-    redis.call('PUBLISH', P .. 'tevents', seq .. ' ' .. batch)
+    redis.pcall('XADD', P .. 'tevents', 'MAXLEN', '~', TASK_EVENT_BUFFER, seq .. '-0', 'e',
+      table.concat(TASK_EVENTS, '|', from, to))
+    redis.call('PUBLISH', P .. 'tevents', seq)
+    from = to + 1
   end
-  TASK_EVENTS = {}
+  TASK_EVENTS, TASK_EVENT_LEN, TASK_EVENT_COUNT, TASK_EVENT_CUTS = {}, 0, 0, {}
 end
