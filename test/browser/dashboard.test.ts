@@ -95,32 +95,83 @@ describe("dashboard in Chromium (bun run worker, no token)", () => {
     await shot(page, "overview");
   });
 
-  it("polls at most once a second, stats at least every 2 s", T, async () => {
-    await started();
-    await page.goto(`${w.url}#/tasks`);
-    await page.waitForSelector("#tasks-table");
-    const seen: { path: string; at: number }[] = [];
-    const stats: number[] = [];
-    const count = (r: { url(): string }) => {
-      if (!r.url().includes("/skedulr/api/")) return;
-      const path = new URL(r.url()).pathname;
-      seen.push({ path, at: Date.now() });
-      if (path.endsWith("/stats")) stats.push(Date.now());
-    };
-    page.on("request", count);
-    // The window ends when the page has asked for stats 4 times (a condition, not a sleep):
-    // then the gaps between stats requests and the rate of all requests are what we check.
-    await eventually(() => stats.length >= 4, "4 stats requests", 12_000);
-    page.off("request", count);
-    const gaps = stats.slice(1).map((at, i) => at - stats[i]);
-    for (const gap of gaps) assert.ok(gap <= 2_300, `stats every ${gaps.join(", ")} ms`);
-    const window = (stats[stats.length - 1] - stats[0]) / 1000;
-    const between = seen.filter((r) => r.at >= stats[0] && r.at <= stats[stats.length - 1]);
-    assert.ok(
-      between.length <= Math.ceil(window) + 1,
-      `${between.length} API requests in ${window.toFixed(1)} s: ${between.map((r) => r.path)}`,
-    );
-  });
+  it(
+    "with the event stream open, reads only the stats backstop while nothing changes, and refreshes within 2 s of a change",
+    T,
+    async () => {
+      await started();
+      await page.goto(`${w.url}#/tasks`);
+      await page.waitForSelector("#tasks-table");
+      const seen: { path: string; at: number }[] = [];
+      const count = (r: { url(): string }) => {
+        if (!r.url().includes("/skedulr/api/") || r.url().includes("/api/events")) return;
+        seen.push({ path: new URL(r.url()).pathname, at: Date.now() });
+      };
+      page.on("request", count);
+      try {
+        // Settled: the stream is open and the reads its opening asked for are done.
+        await page.waitForFunction(() => (window as any).__skedulrStreaming === true);
+        const quietFrom = Date.now();
+        await eventually(() => Date.now() - quietFrom >= 8_000 || null, "8 s of quiet", 10_000);
+        // Only the stats backstop (every 5 s: pools and workers are no task events).
+        const quiet = seen.filter((r) => r.at >= quietFrom + 1_500);
+        assert.ok(quiet.length <= 2, `${quiet.map((r) => r.path)} while nothing happened`);
+        assert.ok(quiet.every((r) => r.path.endsWith("/stats")), quiet.map((r) => r.path).join());
+        const before = await counter(page, "succeeded");
+        const submitted = Date.now();
+        await api("/tasks", { type: "echo", payload: { stream: true } });
+        await page.waitForFunction(
+          (n) =>
+            Number(document.querySelector('[data-counter="succeeded"] .value')?.textContent) > n,
+          before,
+          { timeout: 4_000 },
+        );
+        const took = Date.now() - submitted;
+        assert.ok(took <= 2_500, `the counter moved ${took} ms after the submit`);
+        // Still at most one request a second while things happen.
+        const busy = seen.filter((r) => r.at >= submitted);
+        const span = Math.max(1, (Date.now() - submitted) / 1000);
+        assert.ok(busy.length <= Math.ceil(span) + 1, `${busy.length} requests in ${span} s`);
+      } finally {
+        page.off("request", count);
+      }
+    },
+  );
+
+  it(
+    "without the event stream, polls at most once a second, stats at least every 2 s",
+    T,
+    async () => {
+      await started();
+      const blocked = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      try {
+        // An API that cannot stream (a proxy that buffers, an old server): the page polls.
+        await blocked.route("**/skedulr/api/events**", (r) => r.abort());
+        await blocked.goto(`${w.url}#/tasks`);
+        await blocked.waitForSelector("#tasks-table");
+        const seen: { path: string; at: number }[] = [];
+        const stats: number[] = [];
+        blocked.on("request", (r) => {
+          if (!r.url().includes("/skedulr/api/") || r.url().includes("/api/events")) return;
+          const path = new URL(r.url()).pathname;
+          seen.push({ path, at: Date.now() });
+          if (path.endsWith("/stats")) stats.push(Date.now());
+        });
+        // The window ends when the page has asked for stats 4 times (a condition, not a sleep).
+        await eventually(() => stats.length >= 4, "4 stats requests", 12_000);
+        const gaps = stats.slice(1).map((at, i) => at - stats[i]);
+        for (const gap of gaps) assert.ok(gap <= 2_300, `stats every ${gaps.join(", ")} ms`);
+        const window = (stats[stats.length - 1] - stats[0]) / 1000;
+        const between = seen.filter((r) => r.at >= stats[0] && r.at <= stats[stats.length - 1]);
+        assert.ok(
+          between.length <= Math.ceil(window) + 1,
+          `${between.length} API requests in ${window.toFixed(1)} s: ${between.map((r) => r.path)}`,
+        );
+      } finally {
+        await blocked.close();
+      }
+    },
+  );
 
   it("lists dead tasks with their last error; Resubmit one and all matching work", T, async () => {
     await started();
@@ -297,8 +348,13 @@ describe("dashboard in Chromium (bun run worker, no token)", () => {
 
     // Typed once: the table's poll must neither clobber the value nor take the focus away.
     await page.fill('input[data-size="reports"]', "3");
-    // Two stats polls (the table re-renders on each) between typing and Set.
-    for (let i = 0; i < 2; i++) await page.waitForResponse((r) => r.url().endsWith("/api/stats"));
+    // Two stats reads (the table re-renders on each) between typing and Set: a task's events
+    // make the page read them.
+    for (let i = 0; i < 2; i++) {
+      const read = page.waitForResponse((r) => r.url().endsWith("/api/stats"));
+      await api("/tasks", { type: "echo", payload: { nudge: i } });
+      await read;
+    }
     assert.equal(await page.inputValue('input[data-size="reports"]'), "3");
     assert.equal(
       await page.evaluate(() => document.activeElement?.getAttribute("data-size")),

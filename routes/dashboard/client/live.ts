@@ -1,11 +1,13 @@
 /**
  * @module dashboard/client/live — feedback and the poll loop: toasts, the offline banner,
  * action buttons (with two-click confirmation for destructive ones), and the one-request-a-
- * second ticker that refreshes the stats and the open view.
+ * second ticker that refreshes the stats and the open view (while the event stream is open,
+ * only when a task changed: stream.ts).
  */
 import { loadStats } from "./counters.ts";
 import { type Attrs, h, must } from "./dom.ts";
 import { S } from "./state.ts";
+import { STATS_BACKSTOP_MS, VIEW_BACKSTOP_MS } from "./stream.ts";
 import type { Failure } from "./types.ts";
 
 /** What a button does: its message becomes a toast, a throw or rejection a red one. */
@@ -116,15 +118,28 @@ export function confirmButton(
 
 // One request per second at most: odd ticks read the stats (counters every 2 s), even ticks
 // let the open view refresh itself. A tick is skipped while the previous one is in flight,
-// and a hidden tab does not poll at all.
+// and a hidden tab does not poll at all. While the event stream is open, a tick reads only
+// what a task event made stale, or what the backstop says is old.
 export function tick(): void {
   if (document.hidden || S.busy) return;
   S.tick++;
-  const job = S.tick % 2 ? loadStats : S.ctl && S.ctl.poll;
+  const now = Date.now();
+  let stats = S.tick % 2 === 1;
+  if (S.streaming) {
+    const statsDue = S.statsDue || now - S.statsAt >= STATS_BACKSTOP_MS;
+    const viewDue = S.viewDue || now - S.viewAt >= VIEW_BACKSTOP_MS;
+    if (!statsDue && !viewDue) return;
+    stats = statsDue && (stats || !viewDue);
+  }
+  const job = stats ? loadStats : S.ctl && S.ctl.poll;
   const pending = job ? job() : null;
+  // A view that skipped this tick (it reads on its own rhythm) stays due for the next.
   if (!pending) return;
+  if (stats) (S.statsDue = false, S.statsAt = now);
+  else (S.viewDue = false, S.viewAt = now);
   S.busy = true;
   guard(pending).then(() => {
     S.busy = false;
+    if (!stats && S.ctl?.more?.()) S.viewDue = true;
   });
 }

@@ -1,7 +1,7 @@
 /**
  * @module dashboard/client/main — the entry point of the dashboard's browser script
  * (bundled by scripts/tools/gen-dashboard.ts into one IIFE): the login form on the login
- * page; otherwise the header, the router and the one-second poll.
+ * page; otherwise the header, the router, the event stream and the one-second ticker.
  */
 import { loadStats } from "./counters.ts";
 import { $ } from "./dom.ts";
@@ -9,6 +9,7 @@ import { initHeader } from "./header.ts";
 import { guard, refreshNow, tick } from "./live.ts";
 import { initLogin } from "./login.ts";
 import { mount } from "./router.ts";
+import { openStream } from "./stream.ts";
 
 function start(): void {
   const login = $("login-form");
@@ -23,6 +24,7 @@ function start(): void {
   });
   guard(loadStats());
   mount();
+  openStream();
   setInterval(tick, 1000);
 }
 

@@ -40,6 +40,14 @@ export interface PageState {
   /** The confirm button waiting for its second click (keyed, so it survives re-renders). */
   armed: { key: string; until: number } | null;
   online: boolean | null;
+  /** The event stream is open: the ticker reads only what changed (stream.ts). */
+  streaming: boolean;
+  /** A task changed since the stats, or the open view, were last read. */
+  statsDue: boolean;
+  viewDue: boolean;
+  /** When the stats and the view were last read (ms, the page's clock). */
+  statsAt: number;
+  viewAt: number;
 }
 
 export const S: PageState = {
@@ -50,4 +58,9 @@ export const S: PageState = {
   busy: false,
   armed: null,
   online: null,
+  streaming: false,
+  statsDue: true,
+  viewDue: true,
+  statsAt: 0,
+  viewAt: 0,
 };

@@ -164,6 +164,7 @@ export const task: View = (el, route) => {
       }
       return current && FINAL.has(current.status) ? null : load(true);
     },
+    more: () => attemptsDue,
     fail(e) {
       clear(el).appendChild(
         h("div", { class: "small" }, h("a", { href: "#/tasks", text: "← All tasks" })),

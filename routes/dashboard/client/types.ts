@@ -56,6 +56,8 @@ export interface Controller {
   load?: () => Promise<unknown>;
   /** The view's even poll tick: a request, or null to skip this one. */
   poll?: () => Promise<unknown> | null;
+  /** True when the view has another read queued for its next tick (e.g. the attempts). */
+  more?: () => boolean;
   /** A 4xx from `load` or `poll` (outages go to the banner instead). */
   fail?: (e: Failure) => void;
   unmount?: () => void;
