@@ -120,11 +120,22 @@ export async function handle(request: Request, env: Env): Promise<Response> {
     version: VERSION,
     dashboard,
   });
+  let response: Response;
   try {
     // Cloudflare sets CF-Connecting-IP itself: the client's address, not a claim of it.
     const remoteAddress = request.headers.get("cf-connecting-ip") ?? undefined;
-    return await app.fetch(request, { remoteAddress });
-  } finally {
+    response = await app.fetch(request, { remoteAddress });
+  } catch (error) {
     await transport.close();
+    throw error;
   }
+  if (!response.body) {
+    await transport.close();
+    return response;
+  }
+  // A body may still be streaming from the store (GET /events, a task's wait): the
+  // transport closes when it ends, or when the client goes away.
+  const { readable, writable } = new TransformStream();
+  response.body.pipeTo(writable).catch(() => {}).finally(() => transport.close());
+  return new Response(readable, response);
 }

@@ -167,6 +167,16 @@ export function eventsSuite(backend: string, factory: StorageFactory): void {
         assert.deepEqual(resumed.events, live.events.slice(2));
         assert.equal(resumed.missed(), 0);
         resumed.feed.close();
+        // Events that happen while a resume reads the buffer arrive live too: each once.
+        const racing = collect(h, { after: live.events[1].eventId });
+        const fourth = await h.s.submit({ type: "t" });
+        await racing.feed.ready;
+        await h.until(fourth, "succeeded");
+        await h.eventually(() => story(racing.events, fourth).length === 3, "the racing task");
+        const ids = racing.events.map((e) => e.eventId);
+        assert.equal(new Set(ids).size, ids.length, `no event twice: ${ids}`);
+        assert.deepEqual(racing.events.slice(0, 8), live.events.slice(2, 10));
+        racing.feed.close();
         // An id this store never gave (e.g. from before a reset) says events were missed.
         const stranger = collect(h, { after: "999999999/0" });
         await stranger.feed.ready;

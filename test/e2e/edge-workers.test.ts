@@ -14,6 +14,7 @@ import { type RunningGateway, startGateway } from "../../scripts/rest-gateway/ga
 import { freePort, testRedisUrl, uniquePrefix } from "../../scripts/tools/redis-server.ts";
 import { ready, startWorker, type WorkerProcess } from "../../scripts/tools/worker-process.ts";
 import { eventually } from "../../scripts/tools/wait.ts";
+import { readSse, taskEventsOf } from "../helpers/sse.ts";
 
 const WRANGLER = "node_modules/.bin/wrangler";
 const GATEWAY_TOKEN = "edge-gateway-token-0123456789";
@@ -159,6 +160,44 @@ describe("Cloudflare Worker in workerd (wrangler dev --local) with a Bun worker 
     assert.ok(runner, `ran on a listed instance: ${t.workerId}`);
     assert.equal(runner.pid, bun.child.pid, "the Bun worker ran it");
   });
+
+  it(
+    "streams task events from the Worker (SSE from the REST gateway's SSE), resumable",
+    SLOW,
+    async () => {
+      await starting;
+      const open = (headers: Record<string, string> = {}) =>
+        fetch(`${wrangler.url}/api/events?type=echo`, {
+          headers: { authorization: `Bearer ${API_TOKEN}`, ...headers },
+        });
+      const first = await open();
+      assert.equal(first.status, 200);
+      const stream = readSse(first);
+      try {
+        await eventually(() => stream.frames.some((f) => f.event === "open"), "the stream opens");
+        const { body } = await edge("/api/tasks", { type: "echo", payload: { sse: 1 } });
+        await eventually(
+          () => taskEventsOf(stream.frames).some((e) => e.id === body.id && e.kind === "succeeded"),
+          "the task's events through the Worker",
+          10_000,
+        );
+        const kinds = taskEventsOf(stream.frames).filter((e) => e.id === body.id).map((e) =>
+          e.kind
+        );
+        assert.deepEqual(kinds, ["created", "started", "succeeded"]);
+        const created = taskEventsOf(stream.frames).find((e) => e.id === body.id)!;
+        const resumed = readSse(await open({ "last-event-id": created.eventId }));
+        await eventually(() => taskEventsOf(resumed.frames).length >= 2, "the resume", 10_000);
+        assert.deepEqual(
+          taskEventsOf(resumed.frames).filter((e) => e.id === body.id).map((e) => e.kind),
+          ["started", "succeeded"],
+        );
+        await resumed.close();
+      } finally {
+        await stream.close();
+      }
+    },
+  );
 
   it("cancels a running task through the Worker", SLOW, async () => {
     await starting;
