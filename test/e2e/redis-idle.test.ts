@@ -13,6 +13,7 @@ import { type RedisServerHandle, startRedisServer } from "../../scripts/tools/re
 import { type CommandCount, countCommandsUntil } from "../helpers/cluster-monitor.ts";
 import { type Cluster, startCluster } from "../helpers/cluster-workers.ts";
 import { eventually } from "../../scripts/tools/wait.ts";
+import { readSse } from "../helpers/sse.ts";
 
 const POLLS = 3;
 const MAX_PER_SECOND = 1;
@@ -49,6 +50,26 @@ describe("an idle worker process on Redis", () => {
       }/s (${seen.byCommand.map(([name, n]) => `${name} ${n}`).join(", ")})`,
     );
     assert.ok(rate <= MAX_PER_SECOND, `idle rate ${rate.toFixed(2)}/s`);
+  });
+
+  it("an open event stream (GET /events) adds no command while nothing happens", {
+    timeout: 40_000,
+  }, async () => {
+    const stream = readSse(await fetch(`${c.workers[0].url}/api/events`));
+    try {
+      await eventually(() => stream.frames.some((f) => f.event === "open"), "the stream opens");
+      const polls = (seen: CommandCount) =>
+        seen.byCommand.find(([name]) => name === "evalsha:claim")?.[1] ?? 0;
+      const seen = await countCommandsUntil(server.port, (s) => polls(s) >= 2, 30_000);
+      const names = seen.byCommand.map(([name]) => name);
+      console.log(`  idle with a stream open: ${names.join(", ")} in ${seen.seconds.toFixed(1)} s`);
+      // The idle duties of the test above, and nothing the stream would read with.
+      assert.ok(!names.some((n) => n === "xrange" || n === "get"), `the stream read: ${names}`);
+      assert.ok(seen.total / seen.seconds <= MAX_PER_SECOND, `${seen.total} commands`);
+      assert.equal(stream.ended(), false);
+    } finally {
+      await stream.close();
+    }
   });
 
   it("still starts new work within milliseconds after idling", { timeout: 20_000 }, async () => {
