@@ -19,6 +19,8 @@ import { debounceSuite } from "./suite-debounce.ts";
 import { expirySuite } from "./suite-expiry.ts";
 import { schedulesSuite } from "./suite-schedules.ts";
 import { flowKeysSuite } from "./suite-flow-keys.ts";
+import { logsSuite } from "./suite-logs.ts";
+import { logsFaultsSuite } from "./suite-logs-faults.ts";
 
 const memory: StorageFactory = (options) => {
   const storage = new MemoryStorage(options);
@@ -41,3 +43,5 @@ debounceSuite("memory", memory);
 expirySuite("memory", memory);
 flowKeysSuite("memory", memory);
 schedulesSuite("memory", memory);
+logsSuite("memory", memory);
+logsFaultsSuite("memory", memory);

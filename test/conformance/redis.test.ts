@@ -22,6 +22,8 @@ import { debounceSuite } from "./suite-debounce.ts";
 import { expirySuite } from "./suite-expiry.ts";
 import { schedulesSuite } from "./suite-schedules.ts";
 import { flowKeysSuite } from "./suite-flow-keys.ts";
+import { logsSuite } from "./suite-logs.ts";
+import { logsFaultsSuite } from "./suite-logs-faults.ts";
 
 const redis: StorageFactory = async (options) => {
   const transport = connectRedisTcp(await testRedisUrl());
@@ -49,3 +51,5 @@ debounceSuite(backend, redis);
 expirySuite(backend, redis);
 flowKeysSuite(backend, redis);
 schedulesSuite(backend, redis);
+logsSuite(backend, redis);
+logsFaultsSuite(backend, redis);

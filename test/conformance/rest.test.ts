@@ -26,6 +26,8 @@ import { debounceSuite } from "./suite-debounce.ts";
 import { expirySuite } from "./suite-expiry.ts";
 import { schedulesSuite } from "./suite-schedules.ts";
 import { flowKeysSuite } from "./suite-flow-keys.ts";
+import { logsSuite } from "./suite-logs.ts";
+import { logsFaultsSuite } from "./suite-logs-faults.ts";
 
 const TOKEN = "conformance-rest-token";
 let gateway: RunningGateway | undefined;
@@ -65,4 +67,6 @@ describe(backend, () => {
   expirySuite(backend, rest);
   flowKeysSuite(backend, rest);
   schedulesSuite(backend, rest);
+  logsSuite(backend, rest);
+  logsFaultsSuite(backend, rest);
 });

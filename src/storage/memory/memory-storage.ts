@@ -20,6 +20,8 @@ import type {
   HistoryFilter,
   HistoryRetention,
   InstanceInfo,
+  LogFilter,
+  LogPage,
   Page,
   PageRequest,
   PoolControl,
@@ -35,6 +37,7 @@ import { RateLimits } from "./rate-limits.ts";
 import { listRows, toRecord } from "./records.ts";
 import { InstanceTable } from "./registry.ts";
 import { ScheduleTable } from "./schedules.ts";
+import { readLines } from "./task-logs.ts";
 import { TaskTable } from "./task-table.ts";
 
 export interface MemoryStorageOptions {
@@ -136,6 +139,11 @@ export class MemoryStorage extends QueueForwarder implements Storage {
   history(filter: HistoryFilter): Promise<Page<AttemptRecord>> {
     const row = filter.taskId === undefined ? undefined : this.#table.rows.get(filter.taskId);
     return Promise.resolve(this.#log.list(filter, row?.historyFrom));
+  }
+
+  taskLogs(id: string, filter: LogFilter = {}): Promise<LogPage | null> {
+    const row = this.#table.rows.get(id);
+    return Promise.resolve(row ? readLines(row.log, filter) : null);
   }
 
   stats(): Promise<StorageStats> {

@@ -12,6 +12,7 @@ import {
   type TaskRecord,
 } from "../../core/task.ts";
 import type {
+  AppendLogsParams,
   CancelParams,
   ClaimParams,
   CompleteParams,
@@ -36,6 +37,7 @@ import type { AttemptLog } from "./history.ts";
 import { type QueueParts, TaskMoves } from "./moves.ts";
 import { claimedRecord, toRecord } from "./records.ts";
 import { reviveRow } from "./revive.ts";
+import { appendLines } from "./task-logs.ts";
 import type { Row, TaskTable } from "./task-table.ts";
 import { stallDeath } from "./workflow.ts";
 
@@ -199,9 +201,10 @@ export class MemoryQueue implements QueueStore {
     return Promise.resolve(lost);
   }
 
-  complete({ lease, result, now }: CompleteParams): Promise<boolean> {
+  complete({ lease, result, now, logs }: CompleteParams): Promise<boolean> {
     const row = this.#m.held(lease);
     if (!row) return Promise.resolve(this.#m.settledBy(lease) === "succeeded");
+    if (logs) appendLines(row, lease.token, logs);
     row.resultJson = JSON.stringify(result ?? null);
     this.#log.record(row, "succeeded", now);
     this.#m.finish(row, "succeeded", now);
@@ -210,13 +213,14 @@ export class MemoryQueue implements QueueStore {
     return Promise.resolve(true);
   }
 
-  fail({ lease, error, retryAt, now }: FailParams): Promise<"retrying" | "dead" | null> {
+  fail({ lease, error, retryAt, now, logs }: FailParams): Promise<"retrying" | "dead" | null> {
     const row = this.#m.held(lease);
     if (!row) {
       const status = this.#m.settledBy(lease);
       if (status === "dead") return Promise.resolve("dead");
       return Promise.resolve(status === "retrying" || status === "queued" ? "retrying" : null);
     }
+    if (logs) appendLines(row, lease.token, logs);
     row.error = { ...error };
     this.#log.totals.failedAttempts++;
     const status = this.#m.failRow(row, retryAt, now);
@@ -229,10 +233,19 @@ export class MemoryQueue implements QueueStore {
     for (const lease of leases) {
       const row = this.#m.held(lease);
       if (!row) continue;
+      if (lease.logs) appendLines(row, lease.token, lease.logs);
       this.#m.requeue(row, now);
       n++;
     }
     return Promise.resolve(n);
+  }
+
+  appendLogs({ leases }: AppendLogsParams): Promise<boolean[]> {
+    return Promise.resolve(leases.map((lease) => {
+      const row = this.#m.loggable(lease);
+      if (row && lease.logs) appendLines(row, lease.token, lease.logs);
+      return row !== undefined;
+    }));
   }
 
   setProgress({ lease, progress }: ProgressParams): Promise<boolean> {
