@@ -23,6 +23,11 @@ export class AttemptLog {
     return this.#lines.length;
   }
 
+  /** Their bytes, as the store counts them (JSON, UTF-8). */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
   add(line: LogLine): void {
     const bytes = utf8Bytes(logLineJson(line));
     this.#lines.push({ line, bytes });

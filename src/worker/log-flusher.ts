@@ -19,6 +19,8 @@ import type { Attempt } from "./runner.ts";
 export const LOG_FLUSH_MS = 5_000;
 /** ...and how many lines of one attempt are written at once, without waiting for that. */
 export const LOG_FLUSH_LINES = 100;
+/** About how many bytes of lines one write carries (at least one attempt's). */
+const FLUSH_CALL_BYTES = 1_048_576;
 
 export class LogFlusher {
   #timer: unknown;
@@ -73,22 +75,43 @@ export class LogFlusher {
   }
 
   /**
-   * Writes the waiting lines of those attempts still running with no write in flight; arms
-   * the next write when lines still wait. Never rejects.
+   * Writes the waiting lines of those attempts still running with no write in flight, in
+   * calls of about FLUSH_CALL_BYTES each (one script's work stays small however many
+   * attempts log), one after the other; arms the next write when lines still wait. Never
+   * rejects.
    */
   async flush(attempts: Attempt[]): Promise<void> {
     const due = attempts.filter((a) => !a.ended && a.log && !a.log.flushing && a.log.pending);
-    if (due.length === 0) return this.#arm();
-    const leases = due.map((a) => ({ ...a.lease, logs: a.log!.batch() }));
     for (const a of due) a.log!.flushing = true;
+    try {
+      let from = 0;
+      while (from < due.length) {
+        let to = from + 1;
+        let bytes = due[from].log!.bytes;
+        while (to < due.length && bytes + due[to].log!.bytes <= FLUSH_CALL_BYTES) {
+          bytes += due[to++].log!.bytes;
+        }
+        if (!(await this.#write(due.slice(from, to)))) break;
+        from = to;
+      }
+    } finally {
+      for (const a of due) a.log!.flushing = false;
+      this.#arm();
+    }
+  }
+
+  /** One call: true when the store answered (a fault keeps the lines for the next try). */
+  async #write(attempts: Attempt[]): Promise<boolean> {
+    const leases = attempts.map((a) => ({ ...a.lease, logs: a.log!.batch() }));
     try {
       const held = await this.storage.appendLogs({ leases, now: this.clock.now() });
       // Lines of an attempt the store refused stay: its settle (or nobody) stores them.
-      due.forEach((a, i) => {
+      attempts.forEach((a, i) => {
         if (held[i]) a.log!.confirm(leases[i].logs!);
       });
       if (this.#failing) this.logger.info("log lines are stored again");
       this.#failing = false;
+      return true;
     } catch (error) {
       if (!isStorageFault(error) || !this.#failing) {
         this.logger.warn("storing log lines failed: kept for the next try", {
@@ -96,9 +119,7 @@ export class LogFlusher {
         });
       }
       this.#failing = isStorageFault(error);
-    } finally {
-      for (const a of due) a.log!.flushing = false;
-      this.#arm();
+      return false;
     }
   }
 }
