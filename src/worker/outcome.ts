@@ -75,13 +75,13 @@ export async function storeOutcome(
     // Storage already decided (cancelled, recovered elsewhere, or handed back at shutdown,
     // its lines with it). A cancel's lines are still the task's: the store takes them while
     // this claim was the one cancelled (a lost lease's are refused, and lost).
+    if (kind === "cancelled") deps.report(task, attempt, "cancelled", outcome.error, now);
     if (logs && kind !== "shutdown") {
       await stored(
         "storing the log of",
         () => storage.appendLogs({ leases: [{ ...lease, logs }], now: deps.clock.now() }),
       );
     }
-    if (kind === "cancelled") deps.report(task, attempt, "cancelled", outcome.error, now);
     return;
   }
   const error = toErrorInfo(outcome.error);
