@@ -15,6 +15,7 @@ const sendEmail: Handler<{ to: string; subject?: string; flaky?: boolean }> = as
   ctx,
 ) => {
   ctx.signal.throwIfAborted();
+  ctx.log("sending", { to: payload.to }); // GET /tasks/:id/logs shows it, per attempt
   if (payload.flaky && ctx.attempt === 1) throw new Error("SMTP 451: try again later");
   await new Promise((resolve) => setTimeout(resolve, 20)); // pretend to talk to SMTP
   return { delivered: payload.to, attempt: ctx.attempt };

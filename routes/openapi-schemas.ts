@@ -5,7 +5,15 @@
  * field for field, so a client generated from the document types them usefully.
  * test/unit/openapi-client.test.ts holds real answers against these.
  */
-import { ALL_STATUSES, PRUNED_STATUS, TASK_EVENT_KINDS, TaskSpecSchema } from "../src/mod.ts";
+import {
+  ALL_STATUSES,
+  MAX_LOG_MESSAGE_BYTES,
+  MAX_TASK_LOG_BYTES,
+  MAX_TASK_LOG_LINES,
+  PRUNED_STATUS,
+  TASK_EVENT_KINDS,
+  TaskSpecSchema,
+} from "../src/mod.ts";
 import { API_ERROR_CODES } from "./errors.ts";
 import { int, type Json, jsonSchemaOf, list, nullable, obj, ref, str } from "./openapi-parts.ts";
 import {
@@ -184,6 +192,25 @@ function answerSchemas(): Json {
       workerId: str,
     }),
     AttemptPage: obj({ attempts: list(ref("Attempt")), next: nullable("string") }),
+    LogLine: obj({
+      at: at("When the handler logged it (the worker's clock)"),
+      attempt: { ...int, description: "The attempt that logged it" },
+      message: { ...str, description: `Cut at ${MAX_LOG_MESSAGE_BYTES} bytes, with a marker` },
+      fields: {
+        type: "object",
+        additionalProperties: true,
+        description: "The structured fields given, if any",
+      },
+    }, ["at", "attempt", "message"]),
+    LogPage: obj({
+      logs: list(ref("LogLine")),
+      dropped: {
+        ...int,
+        description: `Lines not kept: a task keeps its newest ${MAX_TASK_LOG_LINES} lines ` +
+          `within ${MAX_TASK_LOG_BYTES} bytes`,
+      },
+      next: { ...nullable("string"), description: "The `cursor` of the next page, or null" },
+    }),
     Schedule: obj({
       id: str,
       kind: { type: "string", enum: ["every", "cron"] },

@@ -160,6 +160,27 @@ function taskPaths(a: string): Json {
         },
       }),
     },
+    [`${a}/tasks/{id}/logs`]: {
+      get: op("getTaskLogs", T, "A task's log lines (ctx.log), oldest first", {
+        description: "Each attempt's lines, stored with its outcome and every 5 s while it " +
+          "runs. A page of at most `limit` lines; `dropped` counts the lines not kept.",
+        parameters: [
+          pathId("id", "Task id"),
+          query("attempt", "Only this attempt's lines", { type: "integer", minimum: 1 }),
+          query("limit", "Lines per page, 1..1000 (default 50)", {
+            type: "integer",
+            minimum: 1,
+            maximum: 1000,
+          }),
+          query("cursor", "The `next` of the page before"),
+        ],
+        responses: {
+          "200": ok("A page of lines", ref("LogPage")),
+          "400": failure("invalid_request: a bad query parameter"),
+          ...NOT_FOUND,
+        },
+      }),
+    },
     [`${a}/tasks/{id}/cancel`]: {
       post: op("cancelTask", T, "Cancel a task (a running one is aborted) or a schedule", {
         parameters: [pathId("id", "Task or schedule id")],

@@ -6,6 +6,7 @@
 import * as v from "valibot";
 import {
   ALL_STATUSES,
+  type LogFilter,
   MAX_GLOBAL_CONCURRENCY,
   MAX_RATE_LIMIT,
   NameSchema,
@@ -130,6 +131,24 @@ export function parseTaskQuery(url: string): { limit: number; cursor?: string } 
     limit: q.childrenLimit ?? 20,
     ...(q.childrenCursor ? { cursor: q.childrenCursor } : {}),
   };
+}
+
+/** `GET /tasks/:id/logs`'s query: a page of the task's log lines, one attempt's or all. */
+const logsQuerySchema = v.strictObject({
+  attempt: v.optional(digits(1, 1_000_000)),
+  limit: v.optional(digits(1, 1000)),
+  cursor: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(256))),
+});
+
+/** The log page `GET /tasks/:id/logs` was asked for, or a 400 naming the parameter. */
+export function parseLogsQuery(url: string): LogFilter {
+  const params = Object.fromEntries(new URL(url).searchParams);
+  const q = validate(logsQuerySchema, params, "query");
+  const filter: LogFilter = {};
+  if (q.attempt !== undefined) filter.attempt = q.attempt;
+  if (q.limit !== undefined) filter.limit = q.limit;
+  if (q.cursor !== undefined) filter.cursor = q.cursor;
+  return filter;
 }
 
 /** The documented query parameters of listings (OpenAPI). */

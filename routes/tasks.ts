@@ -1,6 +1,6 @@
 /**
- * @module tasks — `/skedulr/api/tasks...`: submit one or a batch, get, list, cancel,
- * resubmit one, resubmit in bulk.
+ * @module tasks — `/skedulr/api/tasks...`: submit one or a batch, get, list, a task's log,
+ * cancel, resubmit one, resubmit in bulk.
  *
  * A submit answers 201 when it stored something, and 200 (`existing: true`) when it was an
  * identical retry of a submit already stored under the same custom ids (see
@@ -33,6 +33,7 @@ import {
   CancelSchema,
   MAX_BATCH,
   parseListQuery,
+  parseLogsQuery,
   parseTaskQuery,
 } from "./schemas.ts";
 
@@ -166,6 +167,14 @@ export function taskRoutes(
   });
 
   api.get("/tasks/:id/wait", role("read"), (c) => waitForTask(c, scheduler));
+
+  // A page of the task's `ctx.log` lines, oldest first, and how many were dropped.
+  api.get("/tasks/:id/logs", role("read"), async (c) => {
+    const id = c.req.param("id");
+    const page = await scheduler.taskLogs(id, parseLogsQuery(c.req.url));
+    if (!page) throw new NotFoundError("Task", id);
+    return c.json({ logs: page.items, dropped: page.dropped, next: page.next });
+  });
 
   api.post("/tasks/:id/cancel", role("submit"), body, async (c) => {
     const { reason } = validate(CancelSchema, c.var.body ?? {}, "cancel request");

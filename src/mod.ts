@@ -49,14 +49,19 @@ export {
   isWellFormed,
   MAX_EXPIRY_MS,
   MAX_GLOBAL_CONCURRENCY,
+  MAX_LOG_FIELDS_BYTES,
+  MAX_LOG_MESSAGE_BYTES,
   MAX_PARENT_RESULTS_BYTES,
   MAX_PARENTS_READ,
   MAX_RATE_LIMIT,
   MAX_RATE_PER_MS,
+  MAX_TASK_LOG_BYTES,
+  MAX_TASK_LOG_LINES,
   MISSED_AFTER_MS,
   NEXT_RUNS_LISTED,
   textIssues,
 } from "./core/bounds.ts";
+export type { LogLine } from "./core/task-log.ts";
 export { nextRuns } from "./core/catch-up.ts";
 export { isTraceparent } from "./core/traceparent.ts";
 export {

@@ -43,6 +43,8 @@ import type {
   Enqueued,
   HistoryFilter,
   InstanceInfo,
+  LogFilter,
+  LogPage,
   Page,
   PageRequest,
   Storage,
@@ -462,6 +464,14 @@ export class Scheduler {
    */
   history(filter: HistoryFilter = {}): Promise<Page<AttemptRecord>> {
     return this.storage.history(filter);
+  }
+
+  /**
+   * A page of task `id`'s `ctx.log` lines, oldest first (`attempt`: only that attempt's),
+   * with how many of its lines were dropped (`QueryStore.taskLogs`); null for an unknown id.
+   */
+  taskLogs(id: string, filter: LogFilter = {}): Promise<LogPage | null> {
+    return this.storage.taskLogs(id, filter);
   }
 
   /**

@@ -130,6 +130,10 @@ pre.stack{color:#7a1b0e;background:#fdf6f5;border-color:#f3d3cd}
 .attempt:first-child{border-top:0}
 .attempt .row{display:flex;gap:12px;align-items:center;flex-wrap:wrap}
 .attempt pre{margin-top:8px}
+.log-attempt h3{margin:4px 0 6px}.log-attempt+.log-attempt{border-top:1px solid var(--line);padding-top:6px}
+ol.log{list-style:none;margin:0 0 8px;padding:0;max-height:420px;overflow:auto}
+.log-line{display:flex;gap:10px;align-items:baseline;padding:2px 0;font-size:13px}
+.log-message{white-space:pre-wrap;word-break:break-word}.log-fields{color:var(--muted);word-break:break-all}
 details summary{cursor:pointer;color:var(--accent);font-size:12.5px;margin-top:6px}
 .progress{display:flex;align-items:center;gap:8px}.progress .bar{flex:1;max-width:220px}
 .toasts{pointer-events:none;position:fixed;right:16px;bottom:16px;display:flex;flex-direction:column;gap:8px;z-index:10;max-width:min(420px,calc(100vw - 32px))}

@@ -61,6 +61,19 @@ export const MAX_PARENT_RESULTS_BYTES = 1_048_576;
 /** How many next run times `GET /schedules/:id` lists (`nextRuns`). */
 export const NEXT_RUNS_LISTED = 5;
 
+/** A log line's message (`ctx.log`) is cut at this many bytes of UTF-8, a marker included. */
+export const MAX_LOG_MESSAGE_BYTES = 2_048;
+
+/** ...and its fields are dropped, with a note in the message, past this many bytes of JSON. */
+export const MAX_LOG_FIELDS_BYTES = 4_096;
+
+/**
+ * A task keeps at most this many log lines and this many bytes of them (each line counted as
+ * its JSON text), the newest within both: older lines are dropped, and counted.
+ */
+export const MAX_TASK_LOG_LINES = 1_000;
+export const MAX_TASK_LOG_BYTES = 262_144;
+
 /** Why an `expiresIn` of `ms` is out of bounds, or null. */
 export function expiresInProblem(ms: number): string | null {
   if (ms < 1) return "must be at least 1 ms";

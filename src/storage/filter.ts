@@ -51,3 +51,14 @@ export function attemptMatcher(filter: HistoryFilter): (a: AttemptRecord) => boo
     (!filter.pool || a.pool === filter.pool) &&
     (!q || `${a.taskId} ${a.type} ${a.error?.message ?? ""}`.toLowerCase().includes(q));
 }
+
+/**
+ * Where a page of a task's log starts: the cursor is the index of a line among all the task
+ * ever kept (0: its first), so lines dropped from the front meanwhile do not shift it. An
+ * unreadable cursor starts at the oldest line kept.
+ */
+export function logCursor(cursor: string | undefined): number {
+  const n = cursor ? Math.floor(Number(cursor)) : 0;
+  // Past any index a log can reach (a count Redis takes as a list index).
+  return n > 0 ? Math.min(n, 2 ** 31 - 1) : 0;
+}

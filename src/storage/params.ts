@@ -5,7 +5,14 @@
  */
 import type { NewTask, ScheduleRecord, TaskError } from "../core/task.ts";
 import type { PoolLimits } from "../core/pool-limits.ts";
-import type { EndedFilter, InstanceInfo, Lease, LeaseOwner } from "./types.ts";
+import type {
+  EndedFilter,
+  InstanceInfo,
+  Lease,
+  LeaseOwner,
+  LogBatch,
+  LoggedLease,
+} from "./types.ts";
 
 export interface EnqueueParams {
   tasks: NewTask[];
@@ -36,13 +43,19 @@ export interface RenewParams {
   now: number;
 }
 
-export interface CompleteParams {
+/** The log lines a settle carries: stored only by the call that ends the attempt. */
+interface SettleLogs {
+  /** The attempt's log lines the store does not hold yet. */
+  logs?: LogBatch;
+}
+
+export interface CompleteParams extends SettleLogs {
   lease: Lease;
   result: unknown;
   now: number;
 }
 
-export interface FailParams {
+export interface FailParams extends SettleLogs {
   lease: Lease;
   error: TaskError;
   /** When to try again; null: no retry left, the task is dead. */
@@ -51,7 +64,14 @@ export interface FailParams {
 }
 
 export interface ReleaseParams {
-  leases: Lease[];
+  /** Each with the log lines its attempt has not stored yet, kept when it is handed back. */
+  leases: LoggedLease[];
+  now: number;
+}
+
+export interface AppendLogsParams {
+  /** Running attempts (or ones a cancel ended) and their lines not stored yet. */
+  leases: LoggedLease[];
   now: number;
 }
 

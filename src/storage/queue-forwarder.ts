@@ -44,6 +44,10 @@ export abstract class QueueForwarder implements QueueStore {
     return this.queue.setProgress(p);
   }
 
+  appendLogs(p: P.AppendLogsParams): Promise<boolean[]> {
+    return this.queue.appendLogs(p);
+  }
+
   cancel(p: P.CancelParams): Promise<TaskRecord> {
     return this.queue.cancel(p);
   }

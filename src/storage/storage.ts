@@ -25,6 +25,7 @@
  */
 import type { AttemptRecord, ScheduleRecord, TaskRecord } from "../core/task.ts";
 import type {
+  AppendLogsParams,
   CancelParams,
   ClaimParams,
   CompleteParams,
@@ -56,6 +57,8 @@ import type {
   FireResult,
   HistoryFilter,
   InstanceInfo,
+  LogFilter,
+  LogPage,
   Page,
   PageRequest,
   PoolControl,
@@ -155,7 +158,9 @@ export interface QueueStore {
    * otherwise and changes nothing; true again when this claim already completed it).
    * Stores `result`, releases the key, records the attempt, and settles workflow children:
    * those whose conditions all hold become queued or scheduled, those with a broken
-   * condition are cancelled (transitively, bounded per call).
+   * condition are cancelled (transitively, bounded per call). Appends `logs` as
+   * {@link appendLogs} does, only when this call ends the attempt (a repeated call appends
+   * nothing).
    */
   complete(p: CompleteParams): Promise<boolean>;
 
@@ -163,18 +168,32 @@ export interface QueueStore {
    * Ends a running attempt in failure (only while its lease is held). With `retryAt` the
    * task becomes `retrying` in the delayed set; without it the task is `dead`, joins the
    * dead-letter list, and its workflow children are settled. Returns the new status (again,
-   * for a repeated call of the same claim), or null when the lease was not held.
+   * for a repeated call of the same claim), or null when the lease was not held. Appends
+   * `logs` as {@link complete} does.
    */
   fail(p: FailParams): Promise<"retrying" | "dead" | null>;
 
   /**
    * Hands back attempts without counting them (graceful shutdown, a lease that ran out on
    * the worker's clock): queued again at the front of their priority, attempt restored.
+   * Each lease's `logs` are appended as it is handed back.
    */
   release(p: ReleaseParams): Promise<number>;
 
   /** Records handler progress (0..100) while the lease is held. */
   setProgress(p: ProgressParams): Promise<boolean>;
+
+  /**
+   * Appends log lines of attempts to their tasks' logs (`logs:<id>` on Redis), per lease
+   * only while that claim still holds the task (running under it), or its task was
+   * cancelled while that claim ran it (the lines an aborted handler logged). Lines the
+   * store already holds from the claim are skipped (see {@link LogBatch}), so a call
+   * repeated after a lost reply keeps each line once. A task keeps the newest
+   * MAX_TASK_LOG_LINES lines within MAX_TASK_LOG_BYTES (src/core/bounds.ts), counting what
+   * it drops; the log is deleted with the task's row. Answers per lease: appended (or
+   * already held), else false.
+   */
+  appendLogs(p: AppendLogsParams): Promise<boolean[]>;
 
   /**
    * Cancels an unfinished task: it never runs (or, if running, its lease ends now and the
@@ -287,6 +306,13 @@ export interface QueryStore {
    * reads history back to the task's creation, not all of it.
    */
   history(filter: HistoryFilter): Promise<Page<AttemptRecord>>;
+
+  /**
+   * A page of task `id`'s log lines, oldest first (`attempt`: that attempt's only), with
+   * how many of its lines were dropped; `next` resumes after the page (lines dropped since
+   * are skipped). Null for an unknown task.
+   */
+  taskLogs(id: string, filter?: LogFilter): Promise<LogPage | null>;
 
   stats(): Promise<StorageStats>;
   /** How many of `pool`'s tasks run now, across the cluster (its global limit's usage). */

@@ -5,6 +5,7 @@
 import type { PRUNED_STATUS, ResubmittableStatus, TaskRecord, TaskStatus } from "../core/task.ts";
 import type { RateLimit } from "../core/pool-limits.ts";
 import type { TaskEvent } from "../core/task-event.ts";
+import type { LogLine } from "../core/task-log.ts";
 
 /**
  * What `enqueue` answers for a task whose `dedupe` key an earlier submit holds: nothing was
@@ -88,6 +89,38 @@ export interface Lease {
   id: string;
   workerId: string;
   token: string;
+}
+
+/**
+ * Log lines of one attempt handed to the store (with a settle, a hand-back, or
+ * {@link QueueStore.appendLogs} while it runs). An attempt numbers its lines from 1; `from`
+ * is the number of `lines[0]`, and the lines follow without a gap. Lines the store already
+ * holds from this claim (a retry after a lost reply) are skipped, so each is kept once;
+ * lines between the last one it holds and `from` were dropped by the worker (its buffer's
+ * caps) and are counted as dropped.
+ */
+export interface LogBatch {
+  from: number;
+  lines: LogLine[];
+}
+
+/** A lease with the log lines its attempt has not stored yet. */
+export interface LoggedLease extends Lease {
+  logs?: LogBatch;
+}
+
+/** Which of a task's log lines {@link QueryStore.taskLogs} reads: a page, one attempt's. */
+export interface LogFilter extends PageRequest {
+  /** Only the lines this attempt logged. */
+  attempt?: number;
+}
+
+/**
+ * A page of a task's log, oldest first. `dropped`: lines of the task not kept (older ones
+ * past the caps, and lines its workers had to drop), so a reader can say some are missing.
+ */
+export interface LogPage extends Page<LogLine> {
+  dropped: number;
 }
 
 /** A task as {@link QueueStore.claim} hands it over: running, with its claim's token. */

@@ -8,6 +8,7 @@ import type { TimingWheel } from "../core/timing-wheel.ts";
 import type { PoolLimits } from "../core/pool-limits.ts";
 import type { Storage, StorageEvent } from "../storage/storage.ts";
 import { LeaseKeeper } from "./lease-keeper.ts";
+import { LogFlusher } from "./log-flusher.ts";
 import type { Logger, Middleware } from "./middleware.ts";
 import { Periodic } from "./periodic.ts";
 import { type HandlerEntry, WorkerPool } from "./pool.ts";
@@ -48,6 +49,7 @@ export class Instance {
   readonly #expirer: DueDuty;
   readonly #firer: ScheduleFirer;
   readonly #leases: LeaseKeeper;
+  readonly #logs: LogFlusher;
   readonly #duties: Periodic[];
   readonly #recovery: Periodic;
   #unsubscribe: (() => void) | null = null;
@@ -63,6 +65,7 @@ export class Instance {
     this.#expirer = expirer(storage, due);
     this.#firer = new ScheduleFirer({ storage, clock, wheel, logger, lookAheadMs: o.lookAheadMs });
     this.#leases = new LeaseKeeper(storage, clock, this.running, o.leaseMs, logger);
+    this.#logs = new LogFlusher(storage, clock, this.running, logger);
     this.#recovery = new Periodic(
       "lease recovery",
       o.recoverMs,
@@ -92,6 +95,7 @@ export class Instance {
     this.#expirer.start();
     this.#firer.start();
     this.#leases.start();
+    this.#logs.start();
     for (const duty of this.#duties) duty.start();
     for (const pool of this.pools.values()) pool.start();
   }
@@ -110,7 +114,8 @@ export class Instance {
       for (const attempt of attempts) {
         attempt.abort(new AbortReason("shutdown", "worker shutting down"));
       }
-      const leases = attempts.map((a) => a.lease);
+      // The lines their handlers logged are kept with the tasks.
+      const leases = attempts.map((a) => ({ ...a.lease, logs: a.log?.batch() }));
       await storage.release({ leases, now: clock.now() }).catch((error) => {
         // Unreachable store: the leases expire and peers put the tasks back (no retry spent).
         this.#o.logger.error("handing back running tasks at shutdown failed", {
@@ -119,6 +124,7 @@ export class Instance {
       });
     }
     this.#leases.stop();
+    this.#logs.stop();
     wheel.stop();
     this.#unsubscribe?.();
     await storage.removeInstance(workerId).catch(() => {});
@@ -153,6 +159,7 @@ export class Instance {
     const pool = new WorkerPool(name, size, {
       ...this.#o,
       running: this.running,
+      logs: this.#logs,
       onAttempt: (record) => this.results.publish(record),
       wantsAttempts: () => this.results.listening,
       onIdle: () => {

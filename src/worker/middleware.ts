@@ -28,6 +28,18 @@ export interface TaskContext {
   /** Reports progress 0..100; visible in `get(id)` and the dashboard. */
   progress(percent: number): Promise<void>;
   /**
+   * Keeps a line in the task's log, with this attempt's number and the time: `GET
+   * /tasks/:id/logs` and the dashboard's task view show it. Returns at once (lines are
+   * buffered and stored with the attempt's outcome, and every 5 s or 100 lines while it
+   * runs) and never throws: a message that is not a string is printed, one over 2 KiB is cut,
+   * fields that are not JSON or over 4 KiB of it are left out (the line says so). A task
+   * keeps its newest 1,000 lines within 256 KiB; a crash loses the lines since the last write.
+   *
+   * @example
+   * ctx.log("charging card", { orderId: payload.orderId, cents: 1200 });
+   */
+  log(message: string, fields?: Record<string, unknown>): void;
+  /**
    * The workflow parents' outcomes, id → `{ status, result }` (`dependsOn`, `onSuccessOf`,
    * `onFailureOf`), read from the store when first read: at most 100 parents and 1 MiB of
    * results (a result past that reads `truncated: true`); a parent removed by retention reads

@@ -51,8 +51,12 @@ export async function storeOutcome(
   // The first try is a plain call: retries (and their options) only after a storage fault.
   const stored = <T>(what: string, call: () => Promise<T>) =>
     call().catch((error) => retryAfter(error, call, () => retrying(deps, what, task.id, now)));
+  // The lines the store lacks go with the settle, the same batch on every try (the store
+  // keeps each line once).
+  const logs = attempt.log?.batch();
+  const { lease } = attempt;
   if (outcome.ok) {
-    const complete = () => storage.complete({ lease: attempt.lease, result: outcome.result, now });
+    const complete = () => storage.complete({ lease, result: outcome.result, now, logs });
     if (await stored("completing", complete)) {
       deps.report(task, attempt, "succeeded", null, now);
     }
@@ -63,13 +67,21 @@ export async function storeOutcome(
     // Stopped by this worker's clock: hand the task back unless a peer took it meanwhile.
     await stored(
       "handing back",
-      () => storage.release({ leases: [attempt.lease], now: deps.clock.now() }),
+      () => storage.release({ leases: [{ ...lease, logs }], now: deps.clock.now() }),
     );
     return;
   }
   if (kind === "cancelled" || kind === "lease-lost" || kind === "shutdown") {
-    // Storage already decided (cancelled, recovered elsewhere, or handed back at shutdown).
+    // Storage already decided (cancelled, recovered elsewhere, or handed back at shutdown,
+    // its lines with it). A cancel's lines are still the task's: the store takes them while
+    // this claim was the one cancelled (a lost lease's are refused, and lost).
     if (kind === "cancelled") deps.report(task, attempt, "cancelled", outcome.error, now);
+    if (logs && kind !== "shutdown") {
+      await stored(
+        "storing the log of",
+        () => storage.appendLogs({ leases: [{ ...lease, logs }], now: deps.clock.now() }),
+      );
+    }
     return;
   }
   const error = toErrorInfo(outcome.error);
@@ -85,7 +97,7 @@ export async function storeOutcome(
   // A retry's `delayed` event (it arms the wheel) comes from the store, as every event does.
   const status = await stored(
     "failing",
-    () => storage.fail({ lease: attempt.lease, error, retryAt, now }),
+    () => storage.fail({ lease, error, retryAt, now, logs }),
   );
   if (status) deps.report(task, attempt, status, outcome.error, now);
 }

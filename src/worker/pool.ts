@@ -16,6 +16,7 @@ import { readParents } from "./parents.ts";
 import { traced } from "./tracing.ts";
 import { compose, type Handler, type Logger, type Middleware } from "./middleware.ts";
 import { attemptRecord, type OutcomeDeps, storeOutcome } from "./outcome.ts";
+import type { LogFlusher } from "./log-flusher.ts";
 import { withRetries } from "./retry.ts";
 import { AbortReason, Attempt, runAttempt } from "./runner.ts";
 
@@ -63,6 +64,8 @@ export interface PoolDeps {
   middleware: Middleware[];
   /** Every attempt running in this process, by task id (for cancel and lease renewal). */
   running: Map<string, Attempt>;
+  /** Keeps and writes the attempts' `ctx.log` lines. */
+  logs: LogFlusher;
   /** Called with each finished attempt this process ran (only while `wantsAttempts()`). */
   onAttempt(record: AttemptRecord): void;
   /** False while nobody consumes results, so attempts build no record. */
@@ -341,6 +344,7 @@ export class WorkerPool {
           },
         );
       },
+      log: (message, fields) => this.#deps.logs.log(attempt, task.attempt, message, fields),
       // A store that cannot answer is retried while the lease holds, as for progress.
       parents: async () => {
         const read = () => readParents(task, (id) => storage.get(id));

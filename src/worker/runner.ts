@@ -9,6 +9,7 @@ import type { Clock } from "../core/clock.ts";
 import type { TaskRecord } from "../core/task.ts";
 import type { Lease } from "../storage/storage.ts";
 import type { Handler, Logger, TaskContext } from "./middleware.ts";
+import type { AttemptLog } from "./attempt-log.ts";
 import type { Parents } from "./parents.ts";
 import { currentTraceparent } from "./tracing.ts";
 
@@ -44,6 +45,8 @@ export class Attempt {
   leaseUntil: number;
   /** True once the handler returned, threw or was aborted (its outcome is being stored). */
   ended = false;
+  /** Its `ctx.log` lines the store does not hold yet; null until it logs one. */
+  log: AttemptLog | null = null;
   #controller: AbortController | null = null;
   #reason: AbortReason | null = null;
   /** Set by runAttempt: settles the attempt when it is aborted. */
@@ -85,6 +88,8 @@ export interface AttemptInput {
   clock: Clock;
   logger: Logger;
   progress(percent: number): Promise<void>;
+  /** Keeps a `ctx.log` line (never throws). */
+  log(message: unknown, fields?: unknown): void;
   /** Reads the task's parents' outcomes (ctx.parents, once, on first read). */
   parents(): Promise<Parents>;
 }
@@ -104,6 +109,7 @@ export function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
       return attempt.signal;
     },
     progress: input.progress,
+    log: input.log,
     get parents() {
       parents ??= input.parents();
       return parents;

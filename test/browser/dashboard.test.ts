@@ -330,6 +330,32 @@ describe("dashboard in Chromium (bun run worker, no token)", () => {
     assert.deepEqual(dialogs, []);
   });
 
+  it("shows a task's log lines per attempt, markup as text", T, async () => {
+    await started();
+    const { id } = await api("/tasks", {
+      type: "chatty",
+      maxRetries: 1,
+      backoff: { type: "fixed", delay: "10ms" },
+      payload: { note: XSS_FLAG },
+    });
+    await taskIs(id, "succeeded");
+    await page.goto(`${w.url}#/tasks/${id}`);
+    await page.waitForSelector('#task-log .log-attempt[data-attempt="2"]');
+    const runs = await page.$$eval("#task-log .log-attempt", (els) =>
+      els.map((el) => ({
+        attempt: el.getAttribute("data-attempt"),
+        lines: [...el.querySelectorAll(".log-message")].map((m) => m.textContent),
+        fields: [...el.querySelectorAll(".log-fields")].map((m) => m.textContent),
+      })));
+    assert.deepEqual(runs, [
+      { attempt: "1", lines: ["attempt 1 starts", XSS_FLAG], fields: ['{"attempt":1}'] },
+      { attempt: "2", lines: ["attempt 2 starts", XSS_FLAG], fields: ['{"attempt":2}'] },
+    ]);
+    assert.equal(await page.locator("#task-log img, #task-log script").count(), 0);
+    assert.equal(await page.evaluate(() => (window as any).__xss), undefined);
+    await shot(page, "task-log");
+  });
+
   it("pauses, resumes and resizes pools; the change takes effect", T, async () => {
     await started();
     await page.goto(`${w.url}#/overview`);

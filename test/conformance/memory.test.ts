@@ -20,6 +20,8 @@ import { expirySuite } from "./suite-expiry.ts";
 import { schedulesSuite } from "./suite-schedules.ts";
 import { flowKeysSuite } from "./suite-flow-keys.ts";
 import { eventsSuite } from "./suite-events.ts";
+import { logsSuite } from "./suite-logs.ts";
+import { logsFaultsSuite } from "./suite-logs-faults.ts";
 
 const memory: StorageFactory = (options) => {
   const storage = new MemoryStorage(options);
@@ -43,3 +45,5 @@ expirySuite("memory", memory);
 flowKeysSuite("memory", memory);
 schedulesSuite("memory", memory);
 eventsSuite("memory", memory);
+logsSuite("memory", memory);
+logsFaultsSuite("memory", memory);

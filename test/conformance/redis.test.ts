@@ -23,6 +23,8 @@ import { expirySuite } from "./suite-expiry.ts";
 import { schedulesSuite } from "./suite-schedules.ts";
 import { flowKeysSuite } from "./suite-flow-keys.ts";
 import { eventsSuite } from "./suite-events.ts";
+import { logsSuite } from "./suite-logs.ts";
+import { logsFaultsSuite } from "./suite-logs-faults.ts";
 
 const redis: StorageFactory = async (options) => {
   const transport = connectRedisTcp(await testRedisUrl());
@@ -51,3 +53,5 @@ expirySuite(backend, redis);
 flowKeysSuite(backend, redis);
 schedulesSuite(backend, redis);
 eventsSuite(backend, redis);
+logsSuite(backend, redis);
+logsFaultsSuite(backend, redis);

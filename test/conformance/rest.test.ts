@@ -27,6 +27,8 @@ import { expirySuite } from "./suite-expiry.ts";
 import { schedulesSuite } from "./suite-schedules.ts";
 import { flowKeysSuite } from "./suite-flow-keys.ts";
 import { eventsSuite } from "./suite-events.ts";
+import { logsSuite } from "./suite-logs.ts";
+import { logsFaultsSuite } from "./suite-logs-faults.ts";
 
 const TOKEN = "conformance-rest-token";
 let gateway: RunningGateway | undefined;
@@ -67,4 +69,6 @@ describe(backend, () => {
   flowKeysSuite(backend, rest);
   schedulesSuite(backend, rest);
   eventsSuite(backend, rest);
+  logsSuite(backend, rest);
+  logsFaultsSuite(backend, rest);
 });

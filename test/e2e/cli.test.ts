@@ -21,6 +21,7 @@ const READ_KEY = "cli-test-read-key-0123456789";
 const COMMANDS = [
   "submit",
   "get",
+  "logs",
   "list",
   "dead",
   "cancel",
@@ -126,6 +127,33 @@ describe("skedulr CLI against a live worker", () => {
     assert.match(table.stdout, /^result +\{"n":1\}$/m);
     const json = JSON.parse((await expect(0, ["get", id, "--json"])).stdout);
     assert.deepEqual([json.id, json.result], [id, { n: 1 }]);
+  });
+
+  it("logs prints a task's lines with their attempts; --attempt filters, --json is the API's", {
+    timeout: 30_000,
+  }, async () => {
+    const spec = {
+      type: "send_email",
+      payload: { to: "ada@example.com", flaky: true },
+      maxRetries: 1,
+      backoff: { type: "fixed", delay: "10ms" },
+    };
+    const id = (await expect(0, ["submit", "-q", JSON.stringify(spec)])).stdout.trim();
+    await eventually(async () => (await status(id)) === "succeeded", `${id} succeeded`, 10_000);
+    const all = await expect(0, ["logs", id]);
+    const lines = all.stdout.trim().split("\n");
+    assert.equal(lines.length, 2, all.stdout);
+    assert.match(
+      lines[0],
+      /^\d{4}-\d\d-\d\dT[\d:.]+Z {2}#1 {2}sending {2}\{"to":"ada@example.com"\}$/,
+    );
+    assert.ok(lines[1].includes("  #2  sending  "), lines[1]);
+    const second = await expect(0, ["logs", id, "--attempt", "2", "--json"]);
+    const page = JSON.parse(second.stdout);
+    assert.deepEqual([page.logs.length, page.logs[0].attempt, page.dropped], [1, 2, 0]);
+    const bad = await cli(["logs", id, "--attempt", "zero"]);
+    assert.equal(bad.code, 1);
+    assert.equal((await cli(["logs", "no-such-task"])).code, 2);
   });
 
   it("a dead task: submit --wait exits 5, dead lists it, resubmit queues it again", {

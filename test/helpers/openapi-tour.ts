@@ -6,8 +6,8 @@
  * the generated types), then imports and runs it against a live app.
  *
  * It is a string because it imports a file that exists only once the test has generated it.
- * The app it runs against registers `ok` (returns), `fail` (throws) and `slow` (runs until
- * cancelled), with pools `default` and `critical`.
+ * The app it runs against registers `ok` (logs two lines and returns), `fail` (throws) and
+ * `slow` (runs until cancelled), with pools `default` and `critical`.
  */
 
 export const TOUR_SOURCE = String.raw`
@@ -84,6 +84,14 @@ export async function tour(o: TourOptions): Promise<Seen[]> {
   await note("streamTaskEvents", api.GET("/skedulr/api/events", {
     params: { query: { kind: "finished" } },
   }));
+  await note("getTaskLogs", api.GET("/skedulr/api/tasks/{id}/logs", task(ok)));
+  await note("getTaskLogs", api.GET("/skedulr/api/tasks/{id}/logs", {
+    params: { path: { id: ok }, query: { attempt: 1, limit: 1 } },
+  }));
+  await note("getTaskLogs", api.GET("/skedulr/api/tasks/{id}/logs", {
+    params: { path: { id: ok }, query: { limit: 0 } },
+  }));
+  await note("getTaskLogs", api.GET("/skedulr/api/tasks/{id}/logs", task("no-such-task")));
   await note("listTasks", api.GET("/skedulr/api/tasks", { params: { query: { limit: 50 } } }));
   await note("listTasks", api.GET("/skedulr/api/tasks", { params: { query: { limit: 0 } } }));
   await note("cancelTask", api.POST("/skedulr/api/tasks/{id}/cancel", { ...task(slow), body: { reason: "tour" } }));

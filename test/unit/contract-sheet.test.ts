@@ -36,7 +36,12 @@ describe("the contract sheet (docs/CONTRACT.md)", () => {
   let f: ApiFixture;
   let doc: { components: { schemas: Record<string, { properties: Record<string, unknown> }> } };
   before(async () => {
-    f = await apiFixture({ handlers: { ok: () => "done" } });
+    f = await apiFixture({
+      handlers: {
+        ok: () => "done",
+        logs: (_p, ctx) => ctx.log("counted", { n: 1 }),
+      },
+    });
     doc = (await f.call("GET", "/skedulr/api/openapi.json")).body;
   });
   after(() => f.close());
@@ -87,6 +92,21 @@ describe("the contract sheet (docs/CONTRACT.md)", () => {
     }
     const flowKey = doc.components.schemas.FlowKeyStats.properties;
     for (const key of Object.keys(flowKey)) assert.ok(stats.includes(key), `flowKeys.*.${key}`);
+  });
+
+  it("names the fields of a task's log and its lines as GET /tasks/:id/logs answers them", async () => {
+    const { body } = await f.call("POST", "/skedulr/api/tasks", { type: "logs" });
+    await f.until(body.id, "succeeded");
+    const answer = (await f.call("GET", `/skedulr/api/tasks/${body.id}/logs`)).body;
+    const listed = fields("`GET /tasks/:id/logs`");
+    const line = answer.logs.find((l: { fields?: unknown }) => l.fields);
+    assert.ok(line, "a line with fields");
+    for (const key of [...Object.keys(answer), ...Object.keys(line)]) {
+      assert.ok(listed.includes(key), `${key} listed`);
+    }
+    const schemas = doc.components.schemas;
+    assert.deepEqual(sorted(Object.keys(schemas.LogPage.properties)), sorted(Object.keys(answer)));
+    assert.deepEqual(sorted(Object.keys(schemas.LogLine.properties)), sorted(Object.keys(line)));
   });
 
   it("names the fields of a schedule record as GET /schedules/:id answers them", async () => {

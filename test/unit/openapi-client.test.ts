@@ -36,6 +36,7 @@ const OPERATION_IDS = [
   "getSchedule",
   "getStats",
   "getTask",
+  "getTaskLogs",
   "listHistory",
   "listSchedules",
   "listTasks",
@@ -123,7 +124,11 @@ describe("the OpenAPI document, with the tools users run on it", () => {
         keys: [key.entry],
         pools: { default: 2, critical: 1 },
         handlers: {
-          ok: () => ({ done: true }),
+          ok: (_payload, ctx) => {
+            ctx.log("tour line", { step: 1 });
+            ctx.log("no fields");
+            return { done: true };
+          },
           fail: () => {
             throw new Error("tour failure");
           },

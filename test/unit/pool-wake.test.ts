@@ -7,6 +7,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { ManualClock } from "../../src/core/clock.ts";
 import { WorkerPool } from "../../src/worker/pool.ts";
+import { LogFlusher } from "../../src/worker/log-flusher.ts";
 import { silentLogger } from "../../src/worker/middleware.ts";
 import type { Claimed, QueryStore, QueueStore } from "../../src/storage/storage.ts";
 
@@ -31,6 +32,7 @@ function scriptedStore(answers: (number | undefined)[]) {
 }
 
 function pool(storage: PoolStore, clock: ManualClock) {
+  const running = new Map();
   return new WorkerPool("p", 4, {
     storage,
     clock,
@@ -39,7 +41,8 @@ function pool(storage: PoolStore, clock: ManualClock) {
     leaseMs: 10_000,
     handlers: new Map(),
     middleware: [],
-    running: new Map(),
+    running,
+    logs: new LogFlusher(storage, clock, running, silentLogger),
     onAttempt: () => {},
     wantsAttempts: () => false,
     onIdle: () => {},

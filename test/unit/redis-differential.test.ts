@@ -12,7 +12,14 @@ import { connectRedisTcp } from "../../src/adapters/redis-tcp.ts";
 import { SkedulrError, ValidationError } from "../../src/core/errors.ts";
 import type { NewTask, ScheduleRecord, TaskRecord } from "../../src/core/task.ts";
 import type { RedisTransport } from "../../src/storage/redis/transport.ts";
-import type { Enqueued, HistoryFilter, Lease, Storage } from "../../src/storage/storage.ts";
+import type {
+  Enqueued,
+  HistoryFilter,
+  Lease,
+  LogBatch,
+  LogFilter,
+  Storage,
+} from "../../src/storage/storage.ts";
 import { testRedisUrl, uniquePrefix } from "../../scripts/tools/redis-server.ts";
 import { eventually } from "../../scripts/tools/wait.ts";
 import { newSchedule, newTask } from "../../scripts/tools/new-task.ts";
@@ -115,6 +122,19 @@ async function allHistory(s: Storage, filter: HistoryFilter) {
   return pages;
 }
 
+/** The first three pages of a task's log under `filter` (null: unknown task), cursors too. */
+async function logPages(s: Storage, id: string, filter: LogFilter) {
+  const pages = [];
+  let cursor = filter.cursor;
+  do {
+    const page = await s.taskLogs(id, { ...filter, cursor });
+    if (!page) return null;
+    pages.push(page);
+    cursor = page.next ?? undefined;
+  } while (cursor && pages.length < 3);
+  return pages;
+}
+
 /** The second page of a task's children, two at a time. */
 function childrenAfter(id: string) {
   return async (s: Storage) => {
@@ -197,6 +217,25 @@ async function run(seed: number, steps: number) {
       rate,
       periodMs: rate === null ? null : pick([800, 3_000]),
     };
+  };
+  /**
+   * Log lines as a worker hands them over, now and then none; `from` drawn small, so lines a
+   * store holds are skipped and gaps counted; big lines and long batches reach both caps.
+   */
+  const logBatch = (): LogBatch | undefined => {
+    if (rnd() < 0.4) return undefined;
+    const from = 1 + Math.floor(rnd() * 4);
+    const n = pick([0, 1, 2, 3, 300]);
+    const attempt = 1 + Math.floor(rnd() * 3);
+    const text = pick(["line", "zeile é ü", "x".repeat(60_000)]);
+    const fields = rnd() < 0.3 ? { n, tag: "ü" } : undefined;
+    const lines = Array.from({ length: n }, (_, k) => ({
+      at: now + k,
+      attempt,
+      message: `${text} ${k}`,
+      ...(fields ? { fields } : {}),
+    }));
+    return { from, lines };
   };
   const both = async (what: string, op: (s: Storage, store: number) => Promise<unknown>) => {
     const [a, b] = [await outcome(op(memory, 0)), await outcome(op(redis, 1))];
@@ -292,14 +331,16 @@ async function run(seed: number, steps: number) {
         lastClaim = { pool, owner, at: now };
       } else if (r < 0.55 && ids.length) {
         const [id, w] = target();
+        const logs = logBatch();
         await both(
           "complete",
-          (s, i) => s.complete({ lease: lease(id, w, i), result: { done: id }, now }),
+          (s, i) => s.complete({ lease: lease(id, w, i), result: { done: id }, now, logs }),
         );
         claimed.delete(id);
       } else if (r < 0.68 && ids.length) {
         const [id, w] = target();
         const retryAt = rnd() < 0.5 ? now + 300 : null;
+        const logs = logBatch();
         await both(
           "fail",
           (s, i) =>
@@ -308,6 +349,7 @@ async function run(seed: number, steps: number) {
               error: { message: `boom ${id}`, stack: "s" },
               retryAt,
               now,
+              logs,
             }),
         );
         if (rnd() < 0.8) claimed.delete(id); // else a repeated fail, as after a lost reply
@@ -328,11 +370,12 @@ async function run(seed: number, steps: number) {
         const limit = 1 + Math.floor(rnd() * 3);
         await both("expireDue", (s) => s.expireDue({ now, limit }));
       } else if (r < 0.91 && ids.length) {
-        const some = [pick(ids), pick(ids)];
+        const some = [pick(ids), pick(ids)].map((id) => ({ id, logs: logBatch() }));
         const w = pick(workers);
         await both(
           "release",
-          (s, i) => s.release({ leases: some.map((id) => lease(id, w, i)), now }),
+          (s, i) =>
+            s.release({ leases: some.map((l) => ({ ...lease(l.id, w, i), logs: l.logs })), now }),
         );
       } else if (r < 0.93 && ids.length) {
         const some = [pick(ids), pick(ids)];
@@ -347,6 +390,17 @@ async function run(seed: number, steps: number) {
         await both(
           "releaseClaim",
           (s) => s.releaseClaim({ pool, owner, claimedAt: at, keep, now }),
+        );
+      } else if (r < 0.945 && ids.length) {
+        // A worker's periodic write of its running attempts' lines.
+        const some = [target(), target()].map(([id, w]) => ({ id, w, logs: logBatch() }));
+        await both(
+          "appendLogs",
+          (s, i) =>
+            s.appendLogs({
+              leases: some.map((l) => ({ ...lease(l.id, l.w, i), logs: l.logs })),
+              now,
+            }),
         );
       } else if (r < 0.95 && ids.length) {
         const id = pick(ids);
@@ -475,6 +529,15 @@ async function run(seed: number, steps: number) {
               await read(redis),
               await read(memory),
               `seed ${seed}: children(${id})`,
+            );
+          }
+          // Log cursors count lines, the same in both stores: whole pages must agree.
+          const filters = [{ limit: 1_000 }, { limit: 2, cursor: "5" }, { attempt: 2, limit: 1 }];
+          for (const filter of filters) {
+            assert.deepEqual(
+              await logPages(redis, id, filter),
+              await logPages(memory, id, filter),
+              `seed ${seed}: taskLogs(${id}, ${JSON.stringify(filter)})`,
             );
           }
           // Cursors are each store's own: the pages' items must agree.

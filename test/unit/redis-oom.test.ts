@@ -1,7 +1,8 @@
 /**
  * A full Redis (maxmemory reached, noeviction) refuses new work but never the transitions
  * that finish work: they are declared `allow-oom` (scripts/tools/gen-lua.ts turns a script's
- * FLAGS header line into its Redis 7 shebang). Own redis-server, own prefix.
+ * FLAGS header line into its Redis 7 shebang); a running attempt's log write waits for room.
+ * Own redis-server, own prefix.
  */
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -51,10 +52,17 @@ describe("redis store at maxmemory", () => {
           error instanceof StorageUnavailableError && error.fault === "full" &&
           /full/.test(error.message),
       );
+      // A running attempt's periodic log write waits for room; its settle stores the lines.
+      const logs = { from: 1, lines: [{ at: T0, attempt: 1, message: "kept" }] };
+      await assert.rejects(
+        s.appendLogs({ leases: [{ ...leaseOf(a, "w"), logs }], now: T0 }),
+        (error: unknown) => error instanceof StorageUnavailableError && error.fault === "full",
+      );
       assert.equal(
-        await s.complete({ lease: leaseOf(a, "w"), result: { ok: 1 }, now: T0 + 1 }),
+        await s.complete({ lease: leaseOf(a, "w"), result: { ok: 1 }, now: T0 + 1, logs }),
         true,
       );
+      assert.deepEqual((await s.taskLogs("a"))?.items.map((l) => l.message), ["kept"]);
       assert.equal(
         await s.fail({
           lease: leaseOf(b, "w"),

@@ -6,7 +6,7 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { RedisStorage, type RedisStorageOptions } from "../../src/storage/redis/redis-storage.ts";
-import { hashSlot, keyPrefix } from "../../src/storage/redis/keys.ts";
+import { hashSlot, keyPrefix, keys } from "../../src/storage/redis/keys.ts";
 import { connectRedisTcp } from "../../src/adapters/redis-tcp.ts";
 import type { NewTask } from "../../src/core/task.ts";
 import type { StorageEvent } from "../../src/storage/storage.ts";
@@ -93,7 +93,8 @@ describe("redis storage: cluster-safe keys", () => {
       });
       assert.equal(a.id, "a");
       await s.setProgress({ lease: leaseOf(a, "w1"), progress: 50, now: Date.now() });
-      await s.complete({ lease: leaseOf(a, "w1"), result: { ok: true }, now: T0 + 5 });
+      const logs = { from: 1, lines: [{ at: T0 + 1, attempt: 1, message: "logged" }] };
+      await s.complete({ lease: leaseOf(a, "w1"), result: { ok: true }, now: T0 + 5, logs });
       const [b] = await s.claim({
         pool: "default",
         max: 10,
@@ -146,6 +147,7 @@ describe("redis storage: cluster-safe keys", () => {
       } while (cursor !== "0");
       await admin.close();
       assert.ok(found.length >= 15, `expected the workload's keys, got ${found.join(", ")}`);
+      assert.ok(found.includes(keys.logs(s.prefix, "a")), "a's log beside its row");
       const slot = hashSlot("skedulr:{orders}:");
       for (const key of found) {
         assert.ok(key.startsWith("skedulr:{orders}:"), `${key} is outside the prefix`);

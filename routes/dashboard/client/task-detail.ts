@@ -1,7 +1,8 @@
 /**
  * @module dashboard/client/task-detail — one task: summary and timestamps, progress, payload
  * and result as pretty JSON, the last error with its stack, every attempt from history,
- * workflow parents and children, the schedule link, Cancel and Resubmit.
+ * workflow parents and children, its log lines per attempt, the schedule link, Cancel and
+ * Resubmit.
  */
 import { api } from "./api.ts";
 import { append, badge, clear, empty, h, panel } from "./dom.ts";
@@ -9,6 +10,7 @@ import { clock, dur, pretty, rel } from "./format.ts";
 import { FINAL, RESUBMITTABLE } from "./state.ts";
 import { cancelButton, progressCell, resubmitButton, waitingLabel } from "./task-cells.ts";
 import { loadAttempts, loadFlow, typeBadge } from "./task-flow.ts";
+import { loadLog } from "./task-log.ts";
 import type { Backoff, TaskRecord, View } from "./types.ts";
 
 function describeBackoff(b: Backoff | null): string {
@@ -87,6 +89,11 @@ export const task: View = (el, route) => {
   const payload = h("div", { class: "body" });
   const result = h("div", { class: "body" });
   const attempts = h("div", {}, h("div", { class: "loading", text: "Loading…" }));
+  const log = h(
+    "div",
+    { class: "body", id: "task-log" },
+    h("div", { class: "loading", text: "Loading…" }),
+  );
   el.appendChild(h("div", { class: "small" }, h("a", { href: "#/tasks", text: "← All tasks" })));
   el.appendChild(head);
   el.appendChild(h("div", { class: "grid2" }, [
@@ -98,6 +105,7 @@ export const task: View = (el, route) => {
     ]),
   ]));
   el.appendChild(errorBox);
+  el.appendChild(panel("Log", "ctx.log lines, oldest first", log));
   el.appendChild(panel("Attempts", "from history, newest first", attempts));
 
   function render(t: TaskRecord): void {
@@ -135,9 +143,10 @@ export const task: View = (el, route) => {
     );
   }
 
-  // A poll reads one thing per tick: the task, or (the tick after it changed) its attempts,
-  // keeping the page at one request a second. A user-driven load reads both at once.
-  let attemptsDue = false;
+  // A poll reads one thing per tick: the task, or (the ticks after it changed) its attempts
+  // and its log, keeping the page at one request a second; a running task's log every 5th
+  // tick too (a worker writes it every 5 s). A user-driven load reads all at once.
+  let attemptsDue = false, logDue = false, ticks = 0;
   async function load(polled: boolean): Promise<void> {
     const t = await api<TaskRecord>("GET", `/tasks/${encodeURIComponent(id)}`);
     const first = !current;
@@ -151,7 +160,7 @@ export const task: View = (el, route) => {
     if (first) loadFlow(flow, t);
     if (!changed) return;
     if (polled) attemptsDue = true;
-    else return loadAttempts(attempts, id);
+    else await Promise.all([loadAttempts(attempts, id), loadLog(log, id)]);
   }
   return {
     title: `Task ${id}`,
@@ -160,7 +169,12 @@ export const task: View = (el, route) => {
     poll() {
       if (attemptsDue) {
         attemptsDue = false;
+        logDue = true;
         return loadAttempts(attempts, id);
+      }
+      if (logDue || (current?.status === "running" && ++ticks % 5 === 0)) {
+        logDue = false;
+        return loadLog(log, id);
       }
       return current && FINAL.has(current.status) ? null : load(true);
     },

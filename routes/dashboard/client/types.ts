@@ -3,13 +3,14 @@
  * types (type-only imports: the bundle carries none of their code), so a change to a record
  * the dashboard shows fails its type check instead of rendering `undefined`.
  */
-import type { InstanceInfo, SchedulerStats, TaskRecord } from "../../../src/mod.ts";
+import type { InstanceInfo, LogLine, SchedulerStats, TaskRecord } from "../../../src/mod.ts";
 import type { ChildRef } from "../api.ts";
 
 export type {
   AttemptRecord,
   Backoff,
   InstanceInfo,
+  LogLine,
   PoolStats,
   ScheduleRecord,
   TaskRecord,
@@ -22,6 +23,12 @@ export type Stats = SchedulerStats;
 /** `GET /api/tasks`. */
 export interface TaskPage {
   tasks: TaskRecord[];
+  next: string | null;
+}
+/** `GET /api/tasks/:id/logs`. */
+export interface TaskLog {
+  logs: LogLine[];
+  dropped: number;
   next: string | null;
 }
 /** `GET /api/workers`. */

@@ -10,8 +10,9 @@ import { CliError, createApi, DEFAULT_URL, EXIT } from "./api.ts";
 import type { Command, Context } from "./command.ts";
 import { cancel, dead, get, list, resubmit, submit } from "./tasks.ts";
 import { pause, resume, schedules, stats } from "./admin.ts";
+import { logs } from "./logs.ts";
 
-const ALL = [submit, get, list, dead, cancel, resubmit, stats, pause, resume, schedules];
+const ALL = [submit, get, logs, list, dead, cancel, resubmit, stats, pause, resume, schedules];
 export const COMMANDS: ReadonlyMap<string, Command> = new Map(ALL.map((c) => [c.name, c]));
 
 /** The API commands' part of `skedulr --help`. */

@@ -20,6 +20,8 @@ import type {
   HistoryFilter,
   HistoryRetention,
   InstanceInfo,
+  LogFilter,
+  LogPage,
   Page,
   PageRequest,
   PoolControl,
@@ -37,6 +39,7 @@ import { RateLimits } from "./rate-limits.ts";
 import { listRows, toRecord } from "./records.ts";
 import { InstanceTable } from "./registry.ts";
 import { ScheduleTable } from "./schedules.ts";
+import { readLines } from "./task-logs.ts";
 import { TaskTable } from "./task-table.ts";
 import { MemoryTaskEvents } from "./task-events.ts";
 
@@ -152,6 +155,11 @@ export class MemoryStorage extends QueueForwarder implements Storage {
   history(filter: HistoryFilter): Promise<Page<AttemptRecord>> {
     const row = filter.taskId === undefined ? undefined : this.#table.rows.get(filter.taskId);
     return Promise.resolve(this.#log.list(filter, row?.historyFrom));
+  }
+
+  taskLogs(id: string, filter: LogFilter = {}): Promise<LogPage | null> {
+    const row = this.#table.rows.get(id);
+    return Promise.resolve(row ? readLines(row.log, filter) : null);
   }
 
   stats(): Promise<StorageStats> {

@@ -194,6 +194,18 @@ export class TaskMoves {
       : undefined;
   }
 
+  /**
+   * A row whose log the claim may still append to: held, or cancelled while the claim ran it
+   * (the lines its aborted handler logged). As lua/appendLogs-1.lua decides.
+   */
+  loggable(lease: Lease): Row | undefined {
+    const row = this.#t.rows.get(lease.id);
+    return row && (row.status === "running" || row.status === "cancelled") &&
+        row.workerId === lease.workerId && row.claimSeq === lease.token
+      ? row
+      : undefined;
+  }
+
   /** The status a row reached under this claim's token, when the claim already settled it. */
   settledBy(lease: Lease): Row["status"] | null {
     const row = this.#t.rows.get(lease.id);

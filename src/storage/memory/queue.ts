@@ -12,6 +12,7 @@ import {
   type TaskRecord,
 } from "../../core/task.ts";
 import type {
+  AppendLogsParams,
   CancelParams,
   ClaimParams,
   CompleteParams,
@@ -36,6 +37,7 @@ import type { AttemptLog } from "./history.ts";
 import { type QueueParts, TaskMoves } from "./moves.ts";
 import { claimedRecord, toRecord } from "./records.ts";
 import { reviveRow } from "./revive.ts";
+import { appendLines } from "./task-logs.ts";
 import type { Row, TaskTable } from "./task-table.ts";
 import { stallDeath } from "./workflow.ts";
 
@@ -189,6 +191,8 @@ export class MemoryQueue implements QueueStore {
       !kept.has(row.id) && row.pool === pool && row.workerId === owner.workerId &&
       row.startedAt === claimedAt && row.leaseUntil === claimedAt + owner.leaseMs
     );
+    // In the order Redis lists them: equal lease scores, so by id (its events' order).
+    lost.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     for (const row of lost) this.#m.requeue(row, now, "requeued");
     return Promise.resolve(lost.length);
   }
@@ -203,9 +207,10 @@ export class MemoryQueue implements QueueStore {
     return Promise.resolve(lost);
   }
 
-  complete({ lease, result, now }: CompleteParams): Promise<boolean> {
+  complete({ lease, result, now, logs }: CompleteParams): Promise<boolean> {
     const row = this.#m.held(lease);
     if (!row) return Promise.resolve(this.#m.settledBy(lease) === "succeeded");
+    if (logs) appendLines(row, lease.token, logs);
     row.resultJson = JSON.stringify(result ?? null);
     this.#log.record(row, "succeeded", now);
     this.#m.finish(row, "succeeded", now);
@@ -214,13 +219,14 @@ export class MemoryQueue implements QueueStore {
     return Promise.resolve(true);
   }
 
-  fail({ lease, error, retryAt, now }: FailParams): Promise<"retrying" | "dead" | null> {
+  fail({ lease, error, retryAt, now, logs }: FailParams): Promise<"retrying" | "dead" | null> {
     const row = this.#m.held(lease);
     if (!row) {
       const status = this.#m.settledBy(lease);
       if (status === "dead") return Promise.resolve("dead");
       return Promise.resolve(status === "retrying" || status === "queued" ? "retrying" : null);
     }
+    if (logs) appendLines(row, lease.token, logs);
     row.error = { ...error };
     this.#log.totals.failedAttempts++;
     const status = this.#m.failRow(row, retryAt, now);
@@ -233,10 +239,19 @@ export class MemoryQueue implements QueueStore {
     for (const lease of leases) {
       const row = this.#m.held(lease);
       if (!row) continue;
+      if (lease.logs) appendLines(row, lease.token, lease.logs);
       this.#m.requeue(row, now, "requeued");
       n++;
     }
     return Promise.resolve(n);
+  }
+
+  appendLogs({ leases }: AppendLogsParams): Promise<boolean[]> {
+    return Promise.resolve(leases.map((lease) => {
+      const row = this.#m.loggable(lease);
+      if (row && lease.logs) appendLines(row, lease.token, lease.logs);
+      return row !== undefined;
+    }));
   }
 
   setProgress({ lease, progress, now }: ProgressParams): Promise<boolean> {

@@ -15,6 +15,7 @@ import { type HeaderSecrets, sealPayload } from "../../core/secret-headers.ts";
 import type { StorageEvent } from "../types.ts";
 import { FlowTable } from "./flows.ts";
 import { ExpiryIndex } from "./expiries.ts";
+import type { LogState } from "./task-logs.ts";
 
 /**
  * A stored task: the public record plus the store's bookkeeping. Payload and result are kept
@@ -40,6 +41,8 @@ export interface Row extends Omit<TaskRecord, "payload" | "result"> {
   leaseUntil: number | null;
   /** The running claim's token (its seq), which every settle must present; null once void. */
   claimSeq: string | null;
+  /** Its log lines (task-logs.ts); null until an attempt logs one. */
+  log: LogState | null;
 }
 
 interface ReadyEntry {
@@ -128,6 +131,7 @@ export class TaskTable {
       children: [],
       leaseUntil: null,
       claimSeq: null,
+      log: null,
     };
   }
 

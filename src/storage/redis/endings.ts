@@ -5,10 +5,11 @@
  */
 import type { AttemptRecord, TaskRecord } from "../../core/task.ts";
 import type { FailParams } from "../params.ts";
-import type { EndedFilter, Lease } from "../types.ts";
+import type { EndedFilter, Lease, LogBatch } from "../types.ts";
 import { Batcher } from "./batcher.ts";
 import { json } from "./codec.ts";
 import type { RedisContext } from "./context.ts";
+import { logsArg } from "./task-logs.ts";
 
 /** Tasks per resubmitMatching step. */
 const RESUBMIT_CHUNK = 500;
@@ -17,6 +18,7 @@ export interface CompleteItem {
   lease: Lease;
   now: number;
   result: unknown;
+  logs?: LogBatch;
   /** The attempt as this store claimed it, when it did: the script then files the history
    * entry built here instead of building it from the stored task. */
   claimed?: TaskRecord;
@@ -31,6 +33,7 @@ export function completeBatcher(ctx: RedisContext): Batcher<CompleteItem, boolea
       String(c.now),
       json(c.result ?? null),
       ...historyEntry(c),
+      logsArg(c.logs),
     ]);
     const reply = await ctx.run("complete", [...ctx.retentionArgs(), ...args]);
     return (reply as number[]).map((n) => n === 1);
@@ -70,6 +73,7 @@ export function failBatcher(ctx: RedisContext): Batcher<FailParams, "retrying" |
       String(f.now),
       JSON.stringify({ ...f.error }),
       f.retryAt === null ? "" : String(f.retryAt),
+      logsArg(f.logs),
     ]);
     const reply = await ctx.run("fail", [...ctx.retentionArgs(), ...args]);
     return (reply as string[]).map((s) => (s === "retrying" || s === "dead" ? s : null));

@@ -33,6 +33,12 @@ export function keyPrefix(prefix = "skedulr", tag = "default"): string {
 export const keys = {
   task: (p: string, id: string) => `${p}task:${id}`,
   children: (p: string, id: string) => `${p}children:${id}`,
+  /**
+   * List: a task's log lines (JSON), oldest first, within MAX_TASK_LOG_LINES and
+   * MAX_TASK_LOG_BYTES; counted by the task hash's lb, lf, lw and lm fields
+   * (lua/includes/task-logs.lua), deleted with the row.
+   */
+  logs: (p: string, id: string) => `${p}logs:${id}`,
   ready: (p: string, pool: string) => `${p}ready:${pool}`,
   status: (p: string, status: string) => `${p}status:${status}`,
   delayed: (p: string) => `${p}delayed`,

@@ -11,6 +11,7 @@ import {
   FINAL_STATUSES,
   PRUNED_STATUS,
 } from "../../core/task.ts";
+import { MAX_TASK_LOG_BYTES, MAX_TASK_LOG_LINES } from "../../core/bounds.ts";
 import { CASCADE_BUDGET } from "../memory/cascade.ts";
 import { PRUNABLE_STATUSES } from "../memory/task-table.ts";
 import {
@@ -86,6 +87,8 @@ export const LUA_FACTS: readonly LuaFact[] = [
   { name: "FLOW_IDLE_TTL_MS", value: FLOW_IDLE_TTL_MS, from: "src/storage/memory/flows.ts" },
   { name: "FLOW_KEYS_SCAN", value: FLOW_KEYS_SCAN, from: "src/storage/types.ts" },
   { name: "FLOW_KEYS_LISTED", value: FLOW_KEYS_LISTED, from: "src/storage/types.ts" },
+  { name: "MAX_TASK_LOG_LINES", value: MAX_TASK_LOG_LINES, from: "src/core/bounds.ts" },
+  { name: "MAX_TASK_LOG_BYTES", value: MAX_TASK_LOG_BYTES, from: "src/core/bounds.ts" },
   { name: "TASK_ARGS", value: TASK_ARGS, from: "src/storage/redis/codec.ts" },
   { name: "TASK_EVENT_CHUNK", value: TASK_EVENT_CHUNK, from: "src/core/task-event.ts" },
   { name: "TASK_EVENT_BUFFER", value: TASK_EVENT_BUFFER, from: "src/core/task-event.ts" },

@@ -22,6 +22,7 @@ import { completeBatcher, type CompleteItem, failBatcher, resubmitMatching } fro
 import { enqueuedEvents, type EventHub } from "./events.ts";
 import { keys } from "./keys.ts";
 import { dueMembers } from "./registry.ts";
+import { logsArg } from "./task-logs.ts";
 import type { RedisReply } from "./transport.ts";
 
 /** Claimed attempts remembered for their history entries (about 1 KB each). */
@@ -99,13 +100,14 @@ export class RedisQueue implements QueueStore {
     return (await this.#ctx.run("renewLeases", args) as RedisReply[]).map(String);
   }
 
-  complete({ lease, result, now }: P.CompleteParams): Promise<boolean> {
+  complete({ lease, result, now, logs }: P.CompleteParams): Promise<boolean> {
     const claimed = this.#claimed.get(lease.id);
     this.#claimed.delete(lease.id);
     return this.#completes.add({
       lease,
       now,
       result,
+      logs,
       claimed: claimed?.token === lease.token ? claimed : undefined,
     });
   }
@@ -130,7 +132,7 @@ export class RedisQueue implements QueueStore {
     const args = [String(now), leases[0].workerId];
     for (const lease of leases) {
       this.#claimed.delete(lease.id);
-      args.push(lease.id, lease.token);
+      args.push(lease.id, lease.token, logsArg(lease.logs));
     }
     const n = Number(await this.#ctx.run("release", args));
     this.#readyIf(n);
@@ -141,6 +143,13 @@ export class RedisQueue implements QueueStore {
     const clamped = String(Math.max(0, Math.min(100, progress)));
     const args = [lease.id, lease.workerId, lease.token, clamped, String(now)];
     return (await this.#ctx.run("setProgress", args)) === 1;
+  }
+
+  async appendLogs({ leases, now }: P.AppendLogsParams): Promise<boolean[]> {
+    if (leases.length === 0) return [];
+    const args = [String(now)];
+    for (const l of leases) args.push(l.id, l.workerId, l.token, logsArg(l.logs));
+    return (await this.#ctx.run("appendLogs", args) as number[]).map((n) => Number(n) === 1);
   }
 
   async cancel({ id, reason, now }: P.CancelParams): Promise<TaskRecord> {

@@ -19,6 +19,8 @@ import type {
   HistoryFilter,
   HistoryRetention,
   InstanceInfo,
+  LogFilter,
+  LogPage,
   Page,
   PageRequest,
   PoolControl,
@@ -41,6 +43,7 @@ import { RedisQueue } from "./queue.ts";
 import * as registry from "./registry.ts";
 import { hitRateLimit } from "./rate-limit.ts";
 import { SCRIPTS } from "./scripts.generated.ts";
+import { readTaskLogs } from "./task-logs.ts";
 import { StorageLayoutError } from "./layout.ts";
 
 export { StorageLayoutError };
@@ -173,6 +176,10 @@ export class RedisStorage extends QueueForwarder implements Storage {
 
   history(filter: HistoryFilter): Promise<Page<AttemptRecord>> {
     return listHistory(this.#ctx, filter);
+  }
+
+  taskLogs(id: string, filter: LogFilter = {}): Promise<LogPage | null> {
+    return readTaskLogs(this.#ctx, id, filter);
   }
 
   stats(): Promise<StorageStats> {

@@ -5,13 +5,15 @@
   KEYS[1]  key prefix `<name>:{<tag>}:`
   ARGV[1]  history maxAgeMs (row and attempt retention)
   ARGV[2]  history maxCount
-  ARGV[3..] septuples, one per task, applied in order: id, workerId, claim token, now,
+  ARGV[3..] octuples, one per task, applied in order: id, workerId, claim token, now,
            result JSON, durationMs and the attempt's history entry (AttemptRecord JSON) as
            the worker built them from its claim, or "" and "" to have them built from the
-           stored task
+           stored task, and the attempt's log lines not stored yet ("" for none:
+           includes/task-logs.lua)
 
   Per task, only while workerId holds the lease of that claim (fencing: a settle that
-  arrives after the task was recovered and claimed again changes nothing): stores the result, records the attempt
+  arrives after the task was recovered and claimed again changes nothing): appends its log
+  lines, stores the result, records the attempt
   (history, duration sample, totals.succeeded), releases the key, settles workflow children
   (conditions met -> queued or scheduled; broken -> cancelled, transitively) and applies
   row retention. Returns one integer per task: 1 completed (also when this claim already
@@ -32,6 +34,7 @@
 --- @include "slots"
 --- @include "flow-unpark"
 --- @include "task-events"
+--- @include "task-logs"
 
 RETENTION.maxAgeMs, RETENTION.maxCount = tonumber(ARGV[1]), tonumber(ARGV[2])
 
@@ -40,13 +43,15 @@ local HOT_FIELDS = {'status', 'workerId', 'pool', 'type', 'key', 'children', 'cl
   'attempt'}
 local fast, fastByPool = 0, {}
 local out = {}
-for i = 3, #ARGV, 7 do
+for i = 3, #ARGV, 8 do
   local id, workerId, token, nowText, result, json = ARGV[i], ARGV[i + 1], ARGV[i + 2],
     ARGV[i + 3], ARGV[i + 4], ARGV[i + 6]
   local k = tkey(id)
   local v = redis.call('HMGET', k, unpack(HOT_FIELDS))
   if v[1] == 'running' and v[2] == workerId and v[7] == token then
     local now = tonumber(nowText)
+    -- Only the call that ends the attempt appends: a repeated one answers 1 below.
+    appendLogs(id, token, ARGV[i + 7])
     if v[5] or v[6] == '1' or json == '' then
       local t = load(id, RUNNING_FIELDS)
       if json == '' then

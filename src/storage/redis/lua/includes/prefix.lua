@@ -22,8 +22,13 @@
                              pending (parents unfinished), children ("1" once it has any),
                              claimSeq (the running claim's seq: claim order for lease
                              recovery, and the fencing token every settle must present),
-                             stalls (attempts lost with their worker; absent = 0)
+                             stalls (attempts lost with their worker; absent = 0),
+                             lb, lf, lw, lm (its log: includes/task-logs.lua)
     children:<id>    list    "<s|f><childId>": a waiting child and the outcome it needs
+    logs:<id>        list    the task's log lines (JSON), oldest first, at most
+                             MAX_TASK_LOG_LINES and MAX_TASK_LOG_BYTES; their bytes and
+                             counts are the task's lb, lf, lw and lm fields
+                             (includes/task-logs.lua); deleted with the row
     all              zset    every task, score = order (listings, newest first)
     counts           hash    status -> number of tasks in it
     status:<status>  zset    score = order, for INDEXED_STATUSES only (the rare ones);

@@ -48,6 +48,7 @@ local function pruneFinished(now)
     ids[#ids + 1] = id
     dels[#dels + 1] = tkey(id)
     dels[#dels + 1] = P .. 'children:' .. id
+    dels[#dels + 1] = P .. 'logs:' .. id
     bump(P .. 'counts', status, -1)
     if INDEXED_STATUSES[status] then redis.call('ZREM', P .. 'status:' .. status, id) end
   end
