@@ -5,7 +5,7 @@
  * field for field, so a client generated from the document types them usefully.
  * test/unit/openapi-client.test.ts holds real answers against these.
  */
-import { ALL_STATUSES, PRUNED_STATUS, TaskSpecSchema } from "../src/mod.ts";
+import { ALL_STATUSES, FINAL_STATUSES, PRUNED_STATUS, TaskSpecSchema } from "../src/mod.ts";
 import { API_ERROR_CODES } from "./errors.ts";
 import { int, type Json, jsonSchemaOf, list, nullable, obj, ref, str } from "./openapi-parts.ts";
 import {
@@ -24,6 +24,7 @@ const at = (what: string) => ms(`${what} (epoch ms)`);
 const orNull = (schema: Json) => ({ oneOf: [schema, { type: "null" }] });
 const map = (values: Json) => ({ type: "object", additionalProperties: values });
 const bool = { type: "boolean" };
+const FINAL = ALL_STATUSES.filter((s) => FINAL_STATUSES.has(s));
 
 /** Fields a task and a schedule's template share. */
 const t = {
@@ -31,7 +32,8 @@ const t = {
   pool: str,
   priority: int,
   payload: {
-    description: 'Any JSON. For type http, each value of `headers` shows as "[redacted]"',
+    description: 'Any JSON. For type http, each value of `headers` shows as "[redacted]"; ' +
+      "for type callback, `{event, taskId, url, headers, task}` (`task`: the final record)",
   },
   maxRetries: int,
   maxStalls: { ...int, description: "Stalls allowed before the task is dead" },
@@ -130,6 +132,10 @@ function answerSchemas(): Json {
         ...nullable("string"),
         description: "The W3C trace context it was submitted in; its attempts' spans continue it",
       },
+      callback: {
+        ...orNull(ref("Callback")),
+        description: "Where its final record is POSTed when it ends in one of `on`",
+      },
       waitingFor: {
         type: ["string", "null"],
         enum: ["parallelism", "rate", "pool_limit", "paused", null],
@@ -137,6 +143,12 @@ function answerSchemas(): Json {
           "rate), else its pool's (pool_limit: at its globalConcurrency; rate: no start " +
           "left in its rate window; paused); null: none",
       },
+    }),
+    Callback: obj({
+      url: str,
+      on: { ...list({ type: "string", enum: FINAL }), description: "The endings reported" },
+      headers: { ...map(str), description: 'Sent with it; each value shows as "[redacted]"' },
+      pool: { ...str, description: "The pool its callback tasks run in (the deployment's)" },
     }),
     TaskPage: obj({ tasks: list(ref("Task")), next: nullable("string") }),
     TaskDetail: {
@@ -182,6 +194,7 @@ function answerSchemas(): Json {
       template: obj({
         ...t,
         expiresInMs: { ...int, description: "Each run expires this long after its occurrence" },
+        callback: { ...ref("Callback"), description: "Each run carries it" },
       }, Object.keys(t)),
       startAt: at("Interval schedules are anchored here"),
       nextRunAt: at("Next firing"),

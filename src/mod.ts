@@ -77,7 +77,9 @@ export { isName, NAME_PATTERN, NAME_RULE, newId } from "./core/ids.ts";
 export type {
   AttemptRecord,
   Backoff,
+  Callback,
   CatchUp,
+  FinalStatus,
   NewTask,
   ScheduleRecord,
   TaskError,
@@ -113,6 +115,12 @@ export {
   verifySignature,
   webFetch,
 } from "./worker/http-task.ts";
+export {
+  callbackTaskHandler,
+  type CallbackTaskOptions,
+  DEFAULT_CALLBACK_TIMEOUT_MS,
+} from "./worker/callback-task.ts";
+export { CALLBACK_MAX_RETRIES, CALLBACK_TYPE, DEFAULT_CALLBACK_POOL } from "./core/callback.ts";
 export {
   DEFAULT_OUTBOUND_POLICY,
   type OutboundPolicy,

@@ -61,6 +61,12 @@ export const MAX_PARENT_RESULTS_BYTES = 1_048_576;
 /** How many next run times `GET /schedules/:id` lists (`nextRuns`). */
 export const NEXT_RUNS_LISTED = 5;
 
+/** Longest `callback.url`, in characters (it is stored with the task and shown). */
+export const MAX_CALLBACK_URL_LENGTH = 2_048;
+
+/** Most `callback.headers` (each value is kept with the task until it ends). */
+export const MAX_CALLBACK_HEADERS = 32;
+
 /** Why an `expiresIn` of `ms` is out of bounds, or null. */
 export function expiresInProblem(ms: number): string | null {
   if (ms < 1) return "must be at least 1 ms";

@@ -19,6 +19,7 @@ import { debounceSuite } from "./suite-debounce.ts";
 import { expirySuite } from "./suite-expiry.ts";
 import { schedulesSuite } from "./suite-schedules.ts";
 import { flowKeysSuite } from "./suite-flow-keys.ts";
+import { callbacksSuite } from "./suite-callbacks.ts";
 
 const memory: StorageFactory = (options) => {
   const storage = new MemoryStorage(options);
@@ -41,3 +42,4 @@ debounceSuite("memory", memory);
 expirySuite("memory", memory);
 flowKeysSuite("memory", memory);
 schedulesSuite("memory", memory);
+callbacksSuite("memory", memory);

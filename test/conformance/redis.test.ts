@@ -22,6 +22,7 @@ import { debounceSuite } from "./suite-debounce.ts";
 import { expirySuite } from "./suite-expiry.ts";
 import { schedulesSuite } from "./suite-schedules.ts";
 import { flowKeysSuite } from "./suite-flow-keys.ts";
+import { callbacksSuite } from "./suite-callbacks.ts";
 
 const redis: StorageFactory = async (options) => {
   const transport = connectRedisTcp(await testRedisUrl());
@@ -49,3 +50,4 @@ debounceSuite(backend, redis);
 expirySuite(backend, redis);
 flowKeysSuite(backend, redis);
 schedulesSuite(backend, redis);
+callbacksSuite(backend, redis);

@@ -26,6 +26,7 @@ import { debounceSuite } from "./suite-debounce.ts";
 import { expirySuite } from "./suite-expiry.ts";
 import { schedulesSuite } from "./suite-schedules.ts";
 import { flowKeysSuite } from "./suite-flow-keys.ts";
+import { callbacksSuite } from "./suite-callbacks.ts";
 
 const TOKEN = "conformance-rest-token";
 let gateway: RunningGateway | undefined;
@@ -65,4 +66,5 @@ describe(backend, () => {
   expirySuite(backend, rest);
   flowKeysSuite(backend, rest);
   schedulesSuite(backend, rest);
+  callbacksSuite(backend, rest);
 });

@@ -12,6 +12,7 @@ import {
   type TaskStatus,
 } from "../../core/task.ts";
 import { type HeaderSecrets, sealPayload } from "../../core/secret-headers.ts";
+import { plainCallback } from "../../core/callback.ts";
 import type { StorageEvent } from "../types.ts";
 import { FlowTable } from "./flows.ts";
 import { ExpiryIndex } from "./expiries.ts";
@@ -40,6 +41,10 @@ export interface Row extends Omit<TaskRecord, "payload" | "result"> {
   leaseUntil: number | null;
   /** The running claim's token (its seq), which every settle must present; null once void. */
   claimSeq: string | null;
+  /** Callback tasks made for its endings, and ids skipped (Redis: the `cbn` field). */
+  callbacksMade: number;
+  /** A callback task's copy of the task it reports, as the task ended (else null). */
+  snapshot: Row | null;
 }
 
 interface ReadyEntry {
@@ -105,6 +110,7 @@ export class TaskTable {
       flowControl: task.flowControl ? { ...task.flowControl } : null,
       waitingFor: null,
       traceparent: task.traceparent ?? null,
+      callback: task.callback ? plainCallback(task.callback) : null,
       payloadJson: JSON.stringify(shown ?? null),
       secrets,
       dependsOn: [...task.dependsOn],
@@ -128,6 +134,8 @@ export class TaskTable {
       children: [],
       leaseUntil: null,
       claimSeq: null,
+      callbacksMade: 0,
+      snapshot: null,
     };
   }
 

@@ -17,7 +17,7 @@
   row retention. Returns one integer per task: 1 completed (also when this claim already
   completed it: a retried call whose first reply was lost), 0 lease not held (no change).
 
-  A task with no key and no children takes a fast path: the same writes as finish() and
+  A task with no key, no children and no callback takes a fast path: the same writes as finish() and
   move() make for running -> succeeded, with the counters summed once per call. Completions
   are most of a busy store's script time, and the general path's table building and
   dispatch were a third of it.
@@ -35,7 +35,8 @@
 RETENTION.maxAgeMs, RETENTION.maxCount = tonumber(ARGV[1]), tonumber(ARGV[2])
 
 local LEASES, FINISHED = P .. 'leases', P .. 'finished'
-local HOT_FIELDS = {'status', 'workerId', 'pool', 'type', 'key', 'children', 'claimSeq', 'fk'}
+local HOT_FIELDS = {'status', 'workerId', 'pool', 'type', 'key', 'children', 'claimSeq', 'fk',
+  'cb'}
 local fast, fastByPool = 0, {}
 local out = {}
 for i = 3, #ARGV, 7 do
@@ -45,7 +46,7 @@ for i = 3, #ARGV, 7 do
   local v = redis.call('HMGET', k, unpack(HOT_FIELDS))
   if v[1] == 'running' and v[2] == workerId and v[7] == token then
     local now = tonumber(nowText)
-    if v[5] or v[6] == '1' or json == '' then
+    if v[5] or v[6] == '1' or v[9] or json == '' then
       local t = load(id, RUNNING_FIELDS)
       if json == '' then
         recordAttempt(t, 'succeeded', nil, now)

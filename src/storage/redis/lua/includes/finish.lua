@@ -13,6 +13,7 @@
 --- @include "outcome"
 --- @include "retention"
 --- @include "done"
+--- @include "callback"
 
 -- Ending a task settles its waiting children: a met condition queues (or schedules) a
 -- child, a broken one cancels it, which settles its own children, and so on. A call settles
@@ -35,6 +36,7 @@ local function finish(t, status, now, fields)
     redis.call('HDEL', P .. 'keys', t.key)
   end
   move(t, status, now, fields)
+  addCallback(t, status, now)
   finishedAny = true
   if now > NOW then NOW = now end
   if t.children then cascadeQueue[#cascadeQueue + 1] = {t.id, status, 0, false} end
