@@ -127,7 +127,14 @@ export {
   outboundPolicy,
 } from "./core/outbound-policy.ts";
 export { REDACTED } from "./core/secret-headers.ts";
-export { ConfigError, ENV_VARS, parseWorkerConfig, type WorkerConfig } from "./worker/config.ts";
+export {
+  CALLBACK_POOL_SIZE,
+  ConfigError,
+  ENV_VARS,
+  parseWorkerConfig,
+  type WorkerConfig,
+  workerPools,
+} from "./worker/config.ts";
 export { VERSION } from "./version.ts";
 export {
   API_ROLES,
