@@ -164,7 +164,7 @@ export function callbacksSuite(backend: string, factory: StorageFactory): void {
       }
     });
 
-    it("the callback keeps the final record after retention pruned the task", async () => {
+    it("the callback keeps the final record after retention pruned the task; the id reused gets its own", async () => {
       const h = await harness(factory, {
         start: false,
         storageOptions: { history: { maxCount: 2 } },
@@ -182,6 +182,13 @@ export function callbacksSuite(backend: string, factory: StorageFactory): void {
         assert.equal(await h.storage.get(id), null, "retention removed the task");
         const [cb] = await callbacksOf(h, id);
         assert.deepEqual(json((cb.payload as { task: unknown }).task), before);
+        // The id is free again: a new task under it that ends gets a callback of its own.
+        await h.s.submit({ type: "t", id, callback: { url: HOOK } });
+        await h.s.cancel(id);
+        const [first, second] = await callbacksOf(h, id);
+        assert.deepEqual([first.id, second?.id], [`__cb_${id}_1`, `__cb_${id}_2`]);
+        assert.deepEqual(json((first.payload as { task: unknown }).task), before, "untouched");
+        assert.equal((second.payload as { task: TaskRecord }).task.status, "cancelled");
       } finally {
         await h.close();
       }
