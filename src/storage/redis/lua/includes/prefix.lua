@@ -20,7 +20,11 @@
                              pending (parents unfinished), children ("1" once it has any),
                              claimSeq (the running claim's seq: claim order for lease
                              recovery, and the fencing token every settle must present),
-                             stalls (attempts lost with their worker; absent = 0)
+                             stalls (attempts lost with their worker; absent = 0),
+                             cb (its callback: "<initials of on>:<pool>", the spec itself
+                             in body; includes/callback.lua), cbn (callbacks made for it
+                             and ids skipped); a callback task's body carries `snapshot`,
+                             the ended task's hash as HGETALL gave it
     children:<id>    list    "<s|f><childId>": a waiting child and the outcome it needs
     all              zset    every task, score = order (listings, newest first)
     counts           hash    status -> number of tasks in it
