@@ -65,6 +65,18 @@ function receiver(status: (n: number) => number) {
   return { got, fetcher };
 }
 
+/**
+ * A worker running pools default and callbacks, which sends its callbacks (signed with key
+ * "k") to a stand-in receiver answering `status(n)`; type `t` succeeds.
+ */
+async function delivering(factory: StorageFactory, status: (n: number) => number) {
+  const h = await harness(factory, { pools: { default: 2, callbacks: 1 } });
+  const r = receiver(status);
+  h.s.register("callback", callbackTaskHandler({ signingKey: "k", fetcher: r.fetcher }));
+  h.s.register("t", () => "done");
+  return { h, r };
+}
+
 export function callbacksSuite(backend: string, factory: StorageFactory): void {
   describe(`${backend}: callbacks`, () => {
     it("a success creates one callback with the ending, carrying the final record", async () => {
@@ -87,7 +99,7 @@ export function callbacksSuite(backend: string, factory: StorageFactory): void {
       }
     });
 
-    it("a death, a cancel (queued, running) and an expiry each create one; a status not in on none", async () => {
+    it("a death (failed, stalled), a cancel (queued, running) and an expiry each create one; a status not in on none", async () => {
       const h = await harness(factory, { start: false });
       try {
         const callback = { url: HOOK };
@@ -97,6 +109,13 @@ export function callbacksSuite(backend: string, factory: StorageFactory): void {
         await h.storage.fail({ lease: leaseOf(t, "w1"), error, retryAt: null, now: T0 });
         const dead = await oneCallback(h, dies, "dead");
         assert.equal((dead.payload as { task: TaskRecord }).task.error?.message, "boom");
+
+        // Dead for losing its worker once too often: recovery ends it, with its callback.
+        const stalls = await h.s.submit({ type: "t", id: "stalls", maxStalls: 0, callback });
+        assert.equal((await claimOne(h)).id, stalls);
+        await h.storage.recoverExpired({ now: T0 + owner.leaseMs + 1, limit: 10 });
+        const lost = await oneCallback(h, stalls, "dead");
+        assert.match((lost.payload as { task: TaskRecord }).task.error!.message, /stalled 1 times/);
 
         const queued = await h.s.submit({ type: "t", id: "queued", callback });
         await h.s.cancel(queued, "not needed");
@@ -222,11 +241,8 @@ export function callbacksSuite(backend: string, factory: StorageFactory): void {
     });
 
     it("a worker POSTs {event, task} signed through the http machinery; the callback succeeds", async () => {
-      const h = await harness(factory, { pools: { default: 2, callbacks: 1 } });
+      const { h, r } = await delivering(factory, () => 204);
       try {
-        const r = receiver(() => 204);
-        h.s.register("callback", callbackTaskHandler({ signingKey: "k", fetcher: r.fetcher }));
-        h.s.register("t", () => "done");
         const headers = { Authorization: "Bearer s3cret" };
         const id = await h.s.submit({
           type: "t",
@@ -252,11 +268,8 @@ export function callbacksSuite(backend: string, factory: StorageFactory): void {
     });
 
     it("a receiver that keeps failing: the callback retries with back-off, then is dead with its error", async () => {
-      const h = await harness(factory, { pools: { default: 2, callbacks: 1 } });
+      const { h, r } = await delivering(factory, () => 503);
       try {
-        const r = receiver(() => 503);
-        h.s.register("callback", callbackTaskHandler({ fetcher: r.fetcher }));
-        h.s.register("t", () => "done");
         const id = await h.s.submit({ type: "t", id: "unheard", callback: { url: HOOK } });
         const cbId = `__cb_${id}_1`;
         await h.until(cbId, "retrying");
