@@ -9,15 +9,10 @@ import type { FieldIssue } from "./errors.ts";
 import { MAX_CALLBACK_HEADERS, MAX_CALLBACK_URL_LENGTH } from "./bounds.ts";
 import { OutboundHeadersSchema, urlProblem } from "./outbound-checks.ts";
 import type { OutboundPolicy } from "./outbound-policy.ts";
-import type { FinalStatus } from "./task.ts";
+import { ALL_STATUSES, FINAL_STATUSES, type FinalStatus } from "./task.ts";
 
 /** What `on` may list, and its default: every final status. */
-export const CALLBACK_STATUSES: readonly FinalStatus[] = [
-  "succeeded",
-  "dead",
-  "cancelled",
-  "expired",
-];
+export const CALLBACK_STATUSES = ALL_STATUSES.filter((s) => FINAL_STATUSES.has(s)) as FinalStatus[];
 
 /** The shape; values the deployment decides (the URL's policy) are {@link callbackIssues}'. */
 export const CallbackSpecSchema = v.strictObject({

@@ -20,6 +20,7 @@ import { expirySuite } from "./suite-expiry.ts";
 import { schedulesSuite } from "./suite-schedules.ts";
 import { flowKeysSuite } from "./suite-flow-keys.ts";
 import { callbacksSuite } from "./suite-callbacks.ts";
+import { callbackDeliverySuite } from "./suite-callback-delivery.ts";
 
 const memory: StorageFactory = (options) => {
   const storage = new MemoryStorage(options);
@@ -43,3 +44,4 @@ expirySuite("memory", memory);
 flowKeysSuite("memory", memory);
 schedulesSuite("memory", memory);
 callbacksSuite("memory", memory);
+callbackDeliverySuite("memory", memory);

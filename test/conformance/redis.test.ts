@@ -23,6 +23,7 @@ import { expirySuite } from "./suite-expiry.ts";
 import { schedulesSuite } from "./suite-schedules.ts";
 import { flowKeysSuite } from "./suite-flow-keys.ts";
 import { callbacksSuite } from "./suite-callbacks.ts";
+import { callbackDeliverySuite } from "./suite-callback-delivery.ts";
 
 const redis: StorageFactory = async (options) => {
   const transport = connectRedisTcp(await testRedisUrl());
@@ -51,3 +52,4 @@ expirySuite(backend, redis);
 flowKeysSuite(backend, redis);
 schedulesSuite(backend, redis);
 callbacksSuite(backend, redis);
+callbackDeliverySuite(backend, redis);

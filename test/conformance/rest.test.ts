@@ -27,6 +27,7 @@ import { expirySuite } from "./suite-expiry.ts";
 import { schedulesSuite } from "./suite-schedules.ts";
 import { flowKeysSuite } from "./suite-flow-keys.ts";
 import { callbacksSuite } from "./suite-callbacks.ts";
+import { callbackDeliverySuite } from "./suite-callback-delivery.ts";
 
 const TOKEN = "conformance-rest-token";
 let gateway: RunningGateway | undefined;
@@ -67,4 +68,5 @@ describe(backend, () => {
   flowKeysSuite(backend, rest);
   schedulesSuite(backend, rest);
   callbacksSuite(backend, rest);
+  callbackDeliverySuite(backend, rest);
 });

@@ -3,33 +3,30 @@
  * (succeeded, dead, cancelled queued or running, cancelled at insert or by a workflow
  * cascade, expired) creates exactly one `callback` task in the same store call, in pool
  * `callbacks`, carrying the final record even once retention pruned the task; a status not
- * in `on` creates none; an ending whose reply was lost and is retried creates one; the
- * callback POSTs through the `http` machinery, retries, and ends dead with its error when
- * the receiver keeps failing.
+ * in `on` creates none; an ending whose reply was lost and is retried creates one. Their
+ * delivery: suite-callback-delivery.ts.
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { type Harness, harness, type StorageFactory, T0 } from "./harness.ts";
 import { Faults } from "../helpers/faulty-storage.ts";
-import { leaseOf } from "../../scripts/tools/new-task.ts";
+import { leaseOf, newTask } from "../../scripts/tools/new-task.ts";
 import type { TaskRecord } from "../../src/core/task.ts";
-import { callbackTaskHandler } from "../../src/worker/callback-task.ts";
-import type { HttpFetcher, OutboundRequest } from "../../src/worker/http-task.ts";
 
-const HOOK = "https://hooks.example.com/skedulr";
+export const HOOK = "https://hooks.example.com/skedulr";
 const owner = { workerId: "w1", leaseMs: 30_000 };
 
 /** Plain JSON, as the API would answer it (header values redacted). */
-const json = (v: unknown) => JSON.parse(JSON.stringify(v));
+export const json = (v: unknown) => JSON.parse(JSON.stringify(v));
 
 /** The callback tasks reporting task `id`, oldest first. */
-async function callbacksOf(h: Harness, id: string): Promise<TaskRecord[]> {
+export async function callbacksOf(h: Harness, id: string): Promise<TaskRecord[]> {
   const { items } = await h.storage.list({ type: "callback", limit: 100 });
   return items.filter((t) => (t.payload as { taskId: string }).taskId === id).reverse();
 }
 
 /** The one callback task of `id`, checked to carry `id`'s final record and `status`. */
-async function oneCallback(h: Harness, id: string, status: string): Promise<TaskRecord> {
+export async function oneCallback(h: Harness, id: string, status: string): Promise<TaskRecord> {
   const [cb, ...more] = await callbacksOf(h, id);
   assert.ok(cb, `a callback task for ${id}`);
   assert.deepEqual(more, [], "exactly one");
@@ -53,28 +50,6 @@ async function claimOne(h: Harness, now = h.clock.now()) {
   const [t] = await h.storage.claim({ pool: "default", max: 1, owner, now });
   assert.ok(t, "a task to claim");
   return t;
-}
-
-/** A fetcher standing in for the receiver: answers `status(n)` to the n-th request. */
-function receiver(status: (n: number) => number) {
-  const got: OutboundRequest[] = [];
-  const fetcher: HttpFetcher = (r) => {
-    got.push(r);
-    return Promise.resolve({ status: status(got.length), body: null });
-  };
-  return { got, fetcher };
-}
-
-/**
- * A worker running pools default and callbacks, which sends its callbacks (signed with key
- * "k") to a stand-in receiver answering `status(n)`; type `t` succeeds.
- */
-async function delivering(factory: StorageFactory, status: (n: number) => number) {
-  const h = await harness(factory, { pools: { default: 2, callbacks: 1 } });
-  const r = receiver(status);
-  h.s.register("callback", callbackTaskHandler({ signingKey: "k", fetcher: r.fetcher }));
-  h.s.register("t", () => "done");
-  return { h, r };
 }
 
 export function callbacksSuite(backend: string, factory: StorageFactory): void {
@@ -213,6 +188,25 @@ export function callbacksSuite(backend: string, factory: StorageFactory): void {
       }
     });
 
+    it("past 100 callback ids in use, a fresh one is made: none is overwritten", async () => {
+      const h = await harness(factory, { start: false });
+      try {
+        // Ids only a store makes: as if 100 earlier tasks "busy" had left their callbacks.
+        const taken = Array.from({ length: 100 }, (_, i) => newTask(`__cb_busy_${i + 1}`, T0));
+        await h.storage.enqueue({ tasks: taken, now: T0 });
+        await h.s.submit({ type: "t", id: "busy", callback: { url: HOOK } });
+        await h.s.cancel("busy");
+        const [cb, ...more] = await callbacksOf(h, "busy");
+        assert.deepEqual(more, []);
+        assert.match(cb.id, /^__cb_busy_s\d+$/);
+        assert.equal((cb.payload as { task: TaskRecord }).task.status, "cancelled");
+        const untouched = await h.storage.list({ type: "t", limit: 200 });
+        assert.equal(untouched.items.filter((t) => t.id.startsWith("__cb_busy_")).length, 100);
+      } finally {
+        await h.close();
+      }
+    });
+
     it("an ending whose reply was lost and is retried creates one callback", async () => {
       const faults = new Faults();
       const h = await harness(factory, { faults });
@@ -235,81 +229,6 @@ export function callbacksSuite(backend: string, factory: StorageFactory): void {
         assert.deepEqual(faults.applied.sort(), ["complete:lose-reply", "fail:lose-reply"]);
         await oneCallback(h, ok, "succeeded");
         await oneCallback(h, bad, "dead");
-      } finally {
-        await h.close();
-      }
-    });
-
-    it("a worker POSTs {event, task} signed through the http machinery; the callback succeeds", async () => {
-      const { h, r } = await delivering(factory, () => 204);
-      try {
-        const headers = { Authorization: "Bearer s3cret" };
-        const id = await h.s.submit({
-          type: "t",
-          id: "delivered",
-          callback: { url: HOOK, headers },
-        });
-        const cb = await h.until(`__cb_${id}_1`, "succeeded");
-        assert.equal(r.got.length, 1);
-        const [req] = r.got;
-        assert.deepEqual([req.method, req.url.href], ["POST", HOOK]);
-        assert.equal(req.headers.get("authorization"), "Bearer s3cret", "its headers are sent");
-        assert.equal(req.headers.get("skedulr-task-id"), cb.id);
-        assert.match(req.headers.get("skedulr-signature") ?? "", /^v1=[0-9a-f]{64}$/);
-        const body = JSON.parse(req.body!);
-        assert.equal(body.event, "task.succeeded");
-        assert.deepEqual(body.task, json(await h.s.get(id)));
-        assert.deepEqual(body.task.callback.headers, { Authorization: "[redacted]" });
-        assert.equal(JSON.stringify(cb).includes("s3cret"), false, "the API shows no secret");
-        assert.deepEqual((await h.s.list({ q: "s3cret" })).items, [], "q never matches it");
-      } finally {
-        await h.close();
-      }
-    });
-
-    it("a receiver that keeps failing: the callback retries with back-off, then is dead with its error", async () => {
-      const { h, r } = await delivering(factory, () => 503);
-      try {
-        const id = await h.s.submit({ type: "t", id: "unheard", callback: { url: HOOK } });
-        const cbId = `__cb_${id}_1`;
-        await h.until(cbId, "retrying");
-        const dead = await h.eventually(async () => {
-          await h.clock.advance(60_000);
-          const t = await h.s.get(cbId);
-          return t?.status === "dead" ? t : null;
-        }, "the callback dead after its retries");
-        assert.equal(r.got.length, 9, "1 attempt and 8 retries");
-        assert.equal(dead.attempt, 9);
-        assert.match(dead.error!.message, /^HTTP 503 from https:\/\/hooks\.example\.com/);
-        assert.deepEqual((await h.s.deadLetters()).items.map((t) => t.id), [cbId]);
-        assert.deepEqual(await callbacksOf(h, cbId), [], "a callback has no callback");
-        assert.equal((await h.s.get(id))?.status, "succeeded");
-      } finally {
-        await h.close();
-      }
-    });
-
-    it("a schedule's runs carry its callback; the template shows its header values redacted", async () => {
-      const h = await harness(factory);
-      try {
-        h.s.register("tick", () => "tock");
-        const callback = { url: HOOK, on: ["succeeded"], headers: { "X-Key": "k1" } };
-        const sid = await h.s.submit({ type: "tick", every: "1s", callback });
-        const schedule = json(await h.s.getSchedule(sid));
-        assert.deepEqual(schedule.template.callback, {
-          url: HOOK,
-          on: ["succeeded"],
-          headers: { "X-Key": "[redacted]" },
-          pool: "callbacks",
-        });
-        await h.clock.advance(1_000);
-        const run = await h.eventually(async () =>
-          (await h.s.list({ type: "tick", status: "succeeded" })).items[0]
-        );
-        const cb = await oneCallback(h, run.id, "succeeded");
-        const task = (cb.payload as { task: TaskRecord }).task;
-        assert.equal(task.scheduleId, sid);
-        assert.equal(task.callback?.headers["X-Key"], "k1", "kept for the worker");
       } finally {
         await h.close();
       }
