@@ -7,6 +7,7 @@
  */
 import {
   ALL_STATUSES,
+  FINAL_STATUSES,
   MAX_LOG_MESSAGE_BYTES,
   MAX_TASK_LOG_BYTES,
   MAX_TASK_LOG_LINES,
@@ -32,6 +33,7 @@ const at = (what: string) => ms(`${what} (epoch ms)`);
 const orNull = (schema: Json) => ({ oneOf: [schema, { type: "null" }] });
 const map = (values: Json) => ({ type: "object", additionalProperties: values });
 const bool = { type: "boolean" };
+const FINAL = ALL_STATUSES.filter((s) => FINAL_STATUSES.has(s));
 
 /** Fields a task and a schedule's template share. */
 const t = {
@@ -39,7 +41,8 @@ const t = {
   pool: str,
   priority: int,
   payload: {
-    description: 'Any JSON. For type http, each value of `headers` shows as "[redacted]"',
+    description: 'Any JSON. For type http, each value of `headers` shows as "[redacted]"; ' +
+      "for type callback, `{event, taskId, url, headers, task}` (`task`: the final record)",
   },
   maxRetries: int,
   maxStalls: { ...int, description: "Stalls allowed before the task is dead" },
@@ -150,6 +153,10 @@ function answerSchemas(): Json {
         ...nullable("string"),
         description: "The W3C trace context it was submitted in; its attempts' spans continue it",
       },
+      callback: {
+        ...orNull(ref("Callback")),
+        description: "Where its final record is POSTed when it ends in one of `on`",
+      },
       waitingFor: {
         type: ["string", "null"],
         enum: ["parallelism", "rate", "pool_limit", "paused", null],
@@ -157,6 +164,12 @@ function answerSchemas(): Json {
           "rate), else its pool's (pool_limit: at its globalConcurrency; rate: no start " +
           "left in its rate window; paused); null: none",
       },
+    }),
+    Callback: obj({
+      url: str,
+      on: { ...list({ type: "string", enum: FINAL }), description: "The endings reported" },
+      headers: { ...map(str), description: 'Sent with it; each value shows as "[redacted]"' },
+      pool: { ...str, description: "The pool its callback tasks run in (the deployment's)" },
     }),
     TaskPage: obj({ tasks: list(ref("Task")), next: nullable("string") }),
     TaskDetail: {
@@ -221,6 +234,7 @@ function answerSchemas(): Json {
       template: obj({
         ...t,
         expiresInMs: { ...int, description: "Each run expires this long after its occurrence" },
+        callback: { ...ref("Callback"), description: "Each run carries it" },
       }, Object.keys(t)),
       startAt: at("Interval schedules are anchored here"),
       nextRunAt: at("Next firing"),

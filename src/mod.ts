@@ -96,7 +96,9 @@ export { isName, NAME_PATTERN, NAME_RULE, newId } from "./core/ids.ts";
 export type {
   AttemptRecord,
   Backoff,
+  Callback,
   CatchUp,
+  FinalStatus,
   NewTask,
   ScheduleRecord,
   TaskError,
@@ -133,12 +135,25 @@ export {
   webFetch,
 } from "./worker/http-task.ts";
 export {
+  callbackTaskHandler,
+  type CallbackTaskOptions,
+  DEFAULT_CALLBACK_TIMEOUT_MS,
+} from "./worker/callback-task.ts";
+export { CALLBACK_MAX_RETRIES, CALLBACK_TYPE, DEFAULT_CALLBACK_POOL } from "./core/callback.ts";
+export {
   DEFAULT_OUTBOUND_POLICY,
   type OutboundPolicy,
   outboundPolicy,
 } from "./core/outbound-policy.ts";
 export { REDACTED } from "./core/secret-headers.ts";
-export { ConfigError, ENV_VARS, parseWorkerConfig, type WorkerConfig } from "./worker/config.ts";
+export {
+  CALLBACK_POOL_SIZE,
+  ConfigError,
+  ENV_VARS,
+  parseWorkerConfig,
+  type WorkerConfig,
+  workerPools,
+} from "./worker/config.ts";
 export { VERSION } from "./version.ts";
 export {
   API_ROLES,

@@ -32,6 +32,8 @@ import { TimingWheel } from "./core/timing-wheel.ts";
 import type { BackoffFn } from "./core/backoff.ts";
 import { type Duration, durationMs } from "./core/duration.ts";
 import { DEFAULT_MIN_INTERVAL_MS } from "./core/bounds.ts";
+import { DEFAULT_CALLBACK_POOL } from "./core/callback.ts";
+import type { OutboundPolicy } from "./core/outbound-policy.ts";
 import {
   parsePoolLimits,
   type PoolLimits,
@@ -107,6 +109,17 @@ export interface SchedulerOptions {
   strictTypes?: boolean;
   /** How old the cached list of the types live workers handle may grow. Default 5 s. */
   typeCacheMs?: number;
+  /**
+   * The pool the callback tasks of tasks submitted here run in (stored with each task's
+   * `callback`). Default `callbacks` (`SKEDULR_CALLBACK_POOL`).
+   */
+  callbackPool?: string;
+  /**
+   * What a spec's `callback.url` may call, checked at submit as `http` tasks' URLs are (use
+   * the policy of `httpTaskPayloadSchema` and `callbackTaskHandler`). Default: public
+   * addresses only (`SKEDULR_HTTP_ALLOW` opens more).
+   */
+  outboundPolicy?: OutboundPolicy;
   host?: string;
   pid?: number;
 }
@@ -201,6 +214,8 @@ export class Scheduler {
   readonly #minIntervalMs: number;
   readonly #types: TypeDirectory;
   readonly #strictTypes: boolean;
+  readonly #callbackPool: string;
+  readonly #outboundPolicy: OutboundPolicy | undefined;
   #started = false;
 
   constructor(options: SchedulerOptions = {}) {
@@ -237,6 +252,12 @@ export class Scheduler {
       tickMs,
     });
     this.#strictTypes = options.strictTypes ?? false;
+    this.#callbackPool = requireName(
+      options.callbackPool ?? DEFAULT_CALLBACK_POOL,
+      "callbackPool",
+      "callback pool",
+    );
+    this.#outboundPolicy = options.outboundPolicy;
     this.#types = new TypeDirectory({
       storage: this.storage,
       clock: this.clock,
@@ -324,8 +345,9 @@ export class Scheduler {
     if (issues.length) throw new ValidationError(issues);
     const parsed = specs.map((spec) => normalise(spec as TaskSpec, now));
     const isSchedule = (p: (typeof parsed)[number]) => p.everyMs !== null || p.cron !== null;
-    const tasks = parsed.map((p) => (isSchedule(p) ? null : toNewTask(p, now)));
-    const schedules = parsed.map((p) => (isSchedule(p) ? toSchedule(p, now) : null));
+    const pool = this.#callbackPool;
+    const tasks = parsed.map((p) => (isSchedule(p) ? null : toNewTask(p, now, pool)));
+    const schedules = parsed.map((p) => (isSchedule(p) ? toSchedule(p, now, pool) : null));
     // The store sees the tasks parents first, schedules left out: its errors are mapped back
     // to the caller's indices.
     const taskIndices = tasks.flatMap((t, i) => (t ? [i] : []));
@@ -375,7 +397,11 @@ export class Scheduler {
 
   /** The spec's issues (paths prefixed `at`), its payload's against its type's schema last. */
   #specIssues(spec: unknown, at: string, now: number) {
-    const found = collectSpecIssues(spec, at, { minIntervalMs: this.#minIntervalMs, now });
+    const found = collectSpecIssues(spec, at, {
+      minIntervalMs: this.#minIntervalMs,
+      now,
+      outboundPolicy: this.#outboundPolicy,
+    });
     return found.length ? found : this.#payloadIssues(spec as TaskSpec, at);
   }
 
@@ -508,7 +534,7 @@ export class Scheduler {
     const withId = { ...(spec as TaskSpec), id };
     const found = this.#specIssues(withId, "", now);
     if (found.length) throw new ValidationError(found);
-    const fresh = toSchedule(normalise(withId, now), now);
+    const fresh = toSchedule(normalise(withId, now), now, this.#callbackPool);
     return putSchedule(this.storage, fresh, withId.runAt !== undefined, now);
   }
 

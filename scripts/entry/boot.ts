@@ -10,6 +10,7 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import {
+  callbackTaskHandler,
   ConfigError,
   type Handler,
   httpTaskHandler,
@@ -22,6 +23,7 @@ import {
   Scheduler,
   type Storage,
   type WorkerConfig,
+  workerPools,
 } from "../../src/mod.ts";
 import { RedisStorage } from "../../src/storage/redis/redis-storage.ts";
 import { connectRedisTcp } from "../../src/adapters/redis-tcp.ts";
@@ -121,11 +123,14 @@ export interface Booted {
   stop(): Promise<void>;
 }
 
-/** SKEDULR_POOLS as the Scheduler's `pools`: a size, or a size with cluster-wide limits. */
+/**
+ * SKEDULR_POOLS (and the callback pool) as the Scheduler's `pools`: a size, or a size with
+ * cluster-wide limits.
+ */
 function poolOptions(config: WorkerConfig): Record<string, number | PoolOptions> {
   const limits = new Map(Object.entries(config.poolLimits));
   return Object.fromEntries(
-    Object.entries(config.pools).map(([pool, size]) => {
+    Object.entries(workerPools(config)).map(([pool, size]) => {
       const l = limits.get(pool);
       return [pool, l ? { concurrency: size, ...l } : size];
     }),
@@ -141,6 +146,9 @@ export async function boot(runWorkers: boolean): Promise<Booted> {
   // Task error stacks name files relative to here (the core cannot read the cwd), or none.
   configureErrorStacks({ keep: config.errorStacks, root: process.cwd() });
   const { storage, description } = createStorage(config);
+  // One policy for the submit checks (http payloads, callback URLs) and the worker; the
+  // pinned client checks resolved names.
+  const policy = outboundPolicy(config.httpAllow);
   const scheduler = new Scheduler({
     storage,
     pools: runWorkers ? poolOptions(config) : {},
@@ -151,11 +159,15 @@ export async function boot(runWorkers: boolean): Promise<Booted> {
     ...(config.leaseMs ? { leaseMs: config.leaseMs } : {}),
     minIntervalMs: config.minIntervalMs,
     strictTypes: config.strictTypes,
+    callbackPool: config.callbackPool,
+    outboundPolicy: policy,
   });
-  // One policy for the submit check and the worker; the pinned client checks resolved names.
-  const policy = outboundPolicy(config.httpAllow);
-  const http = httpTaskHandler({ signingKey: config.signingKey, policy, fetcher: pinnedFetch });
-  scheduler.register("http", http, { payloadSchema: httpTaskPayloadSchema(policy) });
+  const sending = { signingKey: config.signingKey, policy, fetcher: pinnedFetch };
+  scheduler.register("http", httpTaskHandler(sending), {
+    payloadSchema: httpTaskPayloadSchema(policy),
+  });
+  // Callbacks are http requests too: the same key, policy and pinned client.
+  scheduler.register("callback", callbackTaskHandler(sending));
   for (const [type, handler] of Object.entries(await loadJobs(config))) {
     scheduler.register(type, handler);
   }
@@ -184,7 +196,8 @@ export async function boot(runWorkers: boolean): Promise<Booted> {
   say(`skedulr ${VERSION} ${runWorkers ? "worker" : "api"} ${scheduler.workerId}`);
   say(`  storage:   ${description}`);
   if (runWorkers) {
-    say(`  pools:     ${Object.entries(config.pools).map(([n, s]) => `${n}=${s}`).join(", ")}`);
+    const pools = Object.entries(workerPools(config)).map(([n, s]) => `${n}=${s}`).join(", ");
+    say(`  pools:     ${pools} (callbacks run in ${config.callbackPool})`);
     say(`  jobs:      ${scheduler.types.join(", ")}`);
   }
   say(`  api:       ${url}/api  (dashboard ${url})`);

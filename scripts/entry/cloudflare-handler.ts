@@ -16,7 +16,10 @@
  *   SKEDULR_HTTP_ALLOW   hosts and CIDRs `http` tasks may call besides public addresses,
  *                    the same as the workers' (optional). Submits are checked here as
  *                    written (an internal address is a 400); a name is resolved, checked
- *                    and pinned by the resident worker that runs the task.
+ *                    and pinned by the resident worker that runs the task. The same
+ *                    check applies to a spec's `callback.url`.
+ *   SKEDULR_CALLBACK_POOL  the pool callback tasks run in, the same as the workers'
+ *                    (optional; default callbacks)
  *
  * The client address that login limits count by is Cloudflare's `CF-Connecting-IP`.
  *
@@ -26,7 +29,14 @@
  */
 import { createApp } from "../../routes/app.ts";
 import { dashboard } from "../../routes/dashboard.ts";
-import { httpTaskPayloadSchema, outboundPolicy, Scheduler, silentLogger } from "../../src/mod.ts";
+import {
+  httpTaskPayloadSchema,
+  isName,
+  NAME_RULE,
+  outboundPolicy,
+  Scheduler,
+  silentLogger,
+} from "../../src/mod.ts";
 import { RedisStorage } from "../../src/storage/redis/redis-storage.ts";
 import { RestTransport } from "../../src/storage/redis/rest-transport.ts";
 import { parseAllowedHosts, parseApiKeys } from "../../src/worker/access-config.ts";
@@ -42,6 +52,7 @@ export interface Env {
   SKEDULR_SESSION_SECRET?: string;
   SKEDULR_PREFIX?: string;
   SKEDULR_HTTP_ALLOW?: string;
+  SKEDULR_CALLBACK_POOL?: string;
 }
 
 /** Names each missing or bad variable, or returns null when the env is usable. */
@@ -76,6 +87,10 @@ export function checkEnv(env: Env): string | null {
   if (prefix && !/^[A-Za-z0-9_.:-]{1,64}$/.test(prefix)) {
     problems.push(`SKEDULR_PREFIX: letters, digits and _ . : - only (≤ 64), got "${prefix}"`);
   }
+  const pool = env.SKEDULR_CALLBACK_POOL?.trim();
+  if (pool && !isName(pool)) {
+    problems.push(`SKEDULR_CALLBACK_POOL: ${NAME_RULE}, got ${JSON.stringify(pool)}`);
+  }
   try {
     outboundPolicy(env.SKEDULR_HTTP_ALLOW ?? null);
   } catch (error) {
@@ -104,12 +119,20 @@ export async function handle(request: Request, env: Env): Promise<Response> {
     prefix: env.SKEDULR_PREFIX?.trim() || "skedulr",
     checkEvictionPolicy: false,
   });
-  const scheduler = new Scheduler({ storage, pools: {}, logger: silentLogger, host: "edge" });
+  const policy = outboundPolicy(env.SKEDULR_HTTP_ALLOW ?? null);
+  const scheduler = new Scheduler({
+    storage,
+    pools: {},
+    logger: silentLogger,
+    host: "edge",
+    outboundPolicy: policy,
+    callbackPool: env.SKEDULR_CALLBACK_POOL?.trim() || undefined,
+  });
   // Registered for its payload schema only: submits of http tasks are checked at the edge
   // the same way a worker checks them; the workers run them.
   scheduler.register("http", () => {
     throw new Error("http tasks run on the resident workers, not in the Worker");
-  }, { payloadSchema: httpTaskPayloadSchema(outboundPolicy(env.SKEDULR_HTTP_ALLOW ?? null)) });
+  }, { payloadSchema: httpTaskPayloadSchema(policy) });
   const hosts = env.SKEDULR_ALLOWED_HOSTS?.trim();
   const app = createApp({
     scheduler,

@@ -73,6 +73,11 @@ export const MAX_LOG_FIELDS_BYTES = 4_096;
  */
 export const MAX_TASK_LOG_LINES = 1_000;
 export const MAX_TASK_LOG_BYTES = 262_144;
+/** Longest `callback.url`, in characters (it is stored with the task and shown). */
+export const MAX_CALLBACK_URL_LENGTH = 2_048;
+
+/** Most `callback.headers` (each value is kept with the task until it ends). */
+export const MAX_CALLBACK_HEADERS = 32;
 
 /** Why an `expiresIn` of `ms` is out of bounds, or null. */
 export function expiresInProblem(ms: number): string | null {

@@ -24,6 +24,7 @@ export const SPEC_FIELDS = [
   "onSuccessOf",
   "onFailureOf",
   "flowControl",
+  "callback",
 ] as const satisfies readonly (keyof NewTask & keyof TaskRecord)[];
 
 /**

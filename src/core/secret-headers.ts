@@ -65,8 +65,16 @@ export function redactedPayload(
 ): unknown {
   const headers = secrets ?? headersOf(type, shown);
   if (!headers || !isObject(shown)) return shown;
+  return { ...(shown as object), headers: redactedHeaders(headers) };
+}
+
+/**
+ * Header values as read back: present for code in this process (a copy with `{...view}`
+ * has them), "[redacted]" in JSON.
+ */
+export function redactedHeaders(headers: HeaderSecrets): HeaderSecrets {
   const view = { ...headers };
   // Not enumerable: key-by-key comparisons and copies see only the header names.
   Object.defineProperty(view, "toJSON", { value: () => redacted(headers), enumerable: false });
-  return { ...(shown as object), headers: view };
+  return view;
 }

@@ -3,13 +3,25 @@
  * order (cycles rejected) and schedule records with their first occurrence; and whether a
  * pool named by a request exists.
  */
+import { DEFAULT_CALLBACK_POOL } from "./callback.ts";
 import { ConflictError, ValidationError } from "./errors.ts";
 import { newId } from "./ids.ts";
 import { nextOccurrence } from "./recurrence.ts";
 import type { ParsedSpec } from "./task-schema.ts";
-import { type NewTask, parentConditions, type ScheduleRecord } from "./task.ts";
+import { type Callback, type NewTask, parentConditions, type ScheduleRecord } from "./task.ts";
 
-export function toNewTask(spec: ParsedSpec, now: number): NewTask {
+/** A spec's callback, its tasks to run in the deployment's callback pool. */
+function callbackOf(spec: ParsedSpec, pool: string): Callback | null {
+  return spec.callback && { ...spec.callback, pool };
+}
+
+/** The task a one-off spec stores; its callback tasks run in `callbackPool`. */
+export function toNewTask(
+  spec: ParsedSpec,
+  now: number,
+  callbackPool = DEFAULT_CALLBACK_POOL,
+): NewTask {
+  const callback = callbackOf(spec, callbackPool);
   return {
     id: spec.id ?? newId("", now),
     type: spec.type,
@@ -32,6 +44,7 @@ export function toNewTask(spec: ParsedSpec, now: number): NewTask {
     ...(spec.debounce ? { debounce: spec.debounce } : {}),
     ...(spec.flowControl ? { flowControl: spec.flowControl } : {}),
     ...(spec.traceparent ? { traceparent: spec.traceparent } : {}),
+    ...(callback ? { callback } : {}),
   };
 }
 
@@ -40,7 +53,12 @@ export function toNewTask(spec: ParsedSpec, now: number): NewTask {
  * given, else one interval from now; that first firing anchors every later one. Cron
  * schedules first fire at the first occurrence after `runAt` (or now).
  */
-export function toSchedule(spec: ParsedSpec, now: number): ScheduleRecord {
+export function toSchedule(
+  spec: ParsedSpec,
+  now: number,
+  callbackPool = DEFAULT_CALLBACK_POOL,
+): ScheduleRecord {
+  const callback = callbackOf(spec, callbackPool);
   const base = {
     kind: spec.cron ? "cron" as const : "every" as const,
     everyMs: spec.everyMs,
@@ -68,6 +86,8 @@ export function toSchedule(spec: ParsedSpec, now: number): ScheduleRecord {
       onSuccessOf: null,
       onFailureOf: null,
       ...(spec.expiresInMs !== null ? { expiresInMs: spec.expiresInMs } : {}),
+      // Each run carries it (scheduleRun copies the template).
+      ...(callback ? { callback } : {}),
     },
     startAt,
     nextRunAt: first,

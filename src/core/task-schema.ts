@@ -8,8 +8,11 @@ import { MAX_DURATION_MS, parseDuration } from "./duration.ts";
 import type { CatchUp } from "./task.ts";
 import { isTraceparent } from "./traceparent.ts";
 import { NAME_PATTERN, NAME_RULE } from "./ids.ts";
+import { CALLBACK_STATUSES, callbackIssues, CallbackSpecSchema } from "./callback-schema.ts";
+import { DEFAULT_OUTBOUND_POLICY, type OutboundPolicy } from "./outbound-policy.ts";
 import {
   type Backoff,
+  type Callback,
   type Debounce,
   type Dedupe,
   DEFAULT_MAX_STALLS,
@@ -184,6 +187,7 @@ export const TaskSpecSchema = v.strictObject({
     ),
   )),
   skipIfRunning: v.optional(v.boolean("expected true or false")),
+  callback: v.optional(CallbackSpecSchema),
 });
 
 /** A task spec as written by a caller. Durations are ms or strings like `"30s"`. */
@@ -221,6 +225,8 @@ export interface ParsedSpec {
   skipIfRunning: boolean;
   /** The W3C trace context the task continues, or null. */
   traceparent: string | null;
+  /** Where its final record goes (`on` defaulted); the pool is the deployment's. */
+  callback: Omit<Callback, "pool"> | null;
 }
 
 /** Bounds set by the deployment rather than by the spec. */
@@ -229,6 +235,8 @@ export interface SpecBounds {
   minIntervalMs?: number;
   /** The submit's `now`: an `expiresAt` must be after it (default: the system clock). */
   now?: number;
+  /** What `callback.url` may call, as for `http` tasks (default: public addresses only). */
+  outboundPolicy?: OutboundPolicy;
 }
 
 /**
@@ -306,6 +314,10 @@ export function collectSpecIssues(
     if (problem) issues.push({ path: at("expiresAt"), message: problem });
   }
   if (spec.flowControl !== undefined) issues.push(...flowControlIssues(spec.flowControl, at));
+  if (spec.callback !== undefined) {
+    const policy = bounds.outboundPolicy ?? DEFAULT_OUTBOUND_POLICY;
+    issues.push(...callbackIssues(spec.callback, at, policy));
+  }
   // A debounced submit replaces a waiting task's spec: its flow key would have to move too.
   exclusive("flowControl", "debounce");
   const recurring = spec.every !== undefined || spec.cron !== undefined;
@@ -449,6 +461,13 @@ export function normalise(spec: TaskSpec, now: number): ParsedSpec {
     catchUp: spec.catchUp ?? "last",
     skipIfRunning: spec.skipIfRunning ?? true,
     traceparent: spec.traceparent ?? null,
+    callback: spec.callback
+      ? {
+        url: spec.callback.url,
+        on: spec.callback.on ? (spec.callback.on as Callback["on"]) : [...CALLBACK_STATUSES],
+        headers: { ...spec.callback.headers },
+      }
+      : null,
   };
 }
 

@@ -20,11 +20,14 @@ export type TaskStatus =
  */
 export const DEFAULT_MAX_STALLS = 3;
 
+/** The statuses a task ends in. */
+export type FinalStatus = "succeeded" | "dead" | "cancelled" | "expired";
+
 /**
  * Statuses a task never leaves on its own (only `resubmit` revives dead, cancelled and
  * expired).
  */
-export const FINAL_STATUSES: ReadonlySet<TaskStatus> = new Set([
+export const FINAL_STATUSES: ReadonlySet<TaskStatus> = new Set<FinalStatus>([
   "succeeded",
   "dead",
   "cancelled",
@@ -122,6 +125,22 @@ export interface TaskRecord {
    * pool's state (derived when read); null otherwise.
    */
   waitingFor: WaitingFor | null;
+  /** Where its final record is POSTed when it ends in one of `on` (its header values redacted in JSON). */
+  callback: Callback | null;
+}
+
+/**
+ * A task's `callback`: when the task ends in one of `on`, the store creates a task of type
+ * `callback` in `pool` (in the same atomic step as the ending) that POSTs the final record to
+ * `url` with `headers`, signed like an `http` task. `pool` is the submitting deployment's
+ * callback pool (SKEDULR_CALLBACK_POOL), not the spec's.
+ */
+export interface Callback {
+  url: string;
+  on: FinalStatus[];
+  /** Credentials for the receiver: the API shows each value as "[redacted]". */
+  headers: Record<string, string>;
+  pool: string;
 }
 
 /**
@@ -194,6 +213,8 @@ export interface NewTask {
   flowControl?: FlowControl | null;
   /** Absent or null: its attempts start traces of their own. */
   traceparent?: string | null;
+  /** Absent or null: no callback when it ends. */
+  callback?: Callback | null;
 }
 
 /** The parents a new task waits for, each with the outcome it needs. */

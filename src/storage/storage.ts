@@ -87,7 +87,18 @@ export interface StoreLifecycle {
   ping(): Promise<boolean>;
 }
 
-/** The task transitions: submit, claim, settle, hand back, promote, recover. */
+/**
+ * The task transitions: submit, claim, settle, hand back, promote, recover.
+ *
+ * Callbacks: every transition that ends a task (complete, fail, cancel, a claim or
+ * expireDue expiring it, recoverExpired declaring it dead, a workflow cascade cancelling
+ * it, enqueue storing it already cancelled) inserts, in the same atomic call, for a task
+ * whose `callback` lists the final status, one `callback` task (core/callback.ts): id
+ * `__cb_<id>_<n>` (n counts the task's callbacks, skipping ids in use), in the callback's
+ * pool, queued (a `ready` event), with no callback of its own, carrying a snapshot of the
+ * ended task that its record's payload shows as `task`. A retried settle answered as the
+ * first (its reply was lost) inserts none. Capacity (`maxUnfinished`) never refuses one.
+ */
 export interface QueueStore {
   /**
    * Stores new tasks, all or none. Per task, atomically: rejects an id in use or a `key`

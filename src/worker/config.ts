@@ -3,7 +3,8 @@
  * front: a bad value stops start-up with a message naming the variable and the problem.
  */
 import { SkedulrError } from "../core/errors.ts";
-import { NAME_PATTERN } from "../core/ids.ts";
+import { NAME_PATTERN, NAME_RULE } from "../core/ids.ts";
+import { DEFAULT_CALLBACK_POOL } from "../core/callback.ts";
 import { DEFAULT_MIN_INTERVAL_MS } from "../core/bounds.ts";
 import { MAX_DURATION_MS, parseDuration } from "../core/duration.ts";
 import { MAX_TIMER_MS } from "../core/clock.ts";
@@ -49,6 +50,11 @@ export interface WorkerConfig {
   signingKey: string | null;
   /** Hosts and CIDRs `http` tasks may call besides public addresses (SKEDULR_HTTP_ALLOW). */
   httpAllow: string[];
+  /**
+   * The pool callback tasks run in (SKEDULR_CALLBACK_POOL, default `callbacks`): stored with
+   * each task's callback at submit, and run by every worker ({@link workerPools}).
+   */
+  callbackPool: string;
   /** Redis key prefix (one Skedulr deployment per prefix). */
   prefix: string;
   shutdownTimeoutMs: number;
@@ -69,6 +75,22 @@ export interface WorkerConfig {
   demo: boolean;
   /** Interval of the status line (SKEDULR_STATUS_MS). */
   statusMs: number;
+}
+
+/** Slots a worker gives the callback pool when SKEDULR_POOLS does not size it. */
+export const CALLBACK_POOL_SIZE = 2;
+
+/**
+ * The pools a worker runs: SKEDULR_POOLS, plus the callback pool with
+ * {@link CALLBACK_POOL_SIZE} slots unless SKEDULR_POOLS sizes it (`callbacks=0` runs none).
+ *
+ * @example
+ * workerPools(parseWorkerConfig({})); // { default: 10, critical: 4, callbacks: 2 }
+ */
+export function workerPools(config: Pick<WorkerConfig, "pools" | "callbackPool">) {
+  const pools = new Map(Object.entries(config.pools));
+  if (!pools.has(config.callbackPool)) pools.set(config.callbackPool, CALLBACK_POOL_SIZE);
+  return Object.fromEntries(pools);
 }
 
 /** Thrown for bad configuration; `problems` names each variable. */
@@ -105,6 +127,8 @@ export const ENV_VARS: Record<string, string> = {
   SKEDULR_SIGNING_KEY: "HMAC-SHA256 key for signing requests of the built-in http task type",
   SKEDULR_HTTP_ALLOW:
     "hosts, *.wildcards, addresses and CIDRs http tasks may call besides public addresses, e.g. 127.0.0.1,10.0.0.0/8",
+  SKEDULR_CALLBACK_POOL:
+    `the pool callback tasks run in (default callbacks); a worker runs it with ${CALLBACK_POOL_SIZE} slots unless SKEDULR_POOLS sizes it`,
   SKEDULR_PREFIX: "Redis key prefix (default skedulr)",
   SKEDULR_SHUTDOWN_TIMEOUT:
     "how long running handlers get on SIGTERM, up to 100 years (default 30s)",
@@ -278,6 +302,10 @@ export function parseWorkerConfig(env: Record<string, string | undefined>): Work
   if (sessionSecret !== null && sessionSecret.length < 32) {
     problems.push("SKEDULR_SESSION_SECRET: use at least 32 characters");
   }
+  const callbackPool = get("SKEDULR_CALLBACK_POOL") ?? DEFAULT_CALLBACK_POOL;
+  if (!NAME_PATTERN.test(callbackPool)) {
+    problems.push(`SKEDULR_CALLBACK_POOL: ${NAME_RULE}, got ${JSON.stringify(callbackPool)}`);
+  }
   let httpAllow: string[] = [];
   try {
     httpAllow = [...outboundPolicy(get("SKEDULR_HTTP_ALLOW")).allow];
@@ -301,6 +329,7 @@ export function parseWorkerConfig(env: Record<string, string | undefined>): Work
     sessionSecret,
     signingKey: get("SKEDULR_SIGNING_KEY"),
     httpAllow,
+    callbackPool,
     prefix,
     shutdownTimeoutMs,
     apiTimeoutMs,

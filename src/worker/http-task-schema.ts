@@ -5,68 +5,10 @@
  */
 import * as v from "valibot";
 import { parseDuration } from "../core/duration.ts";
-import {
-  ALLOW_HINT,
-  DEFAULT_OUTBOUND_POLICY,
-  type OutboundPolicy,
-} from "../core/outbound-policy.ts";
+import { DEFAULT_OUTBOUND_POLICY, type OutboundPolicy } from "../core/outbound-policy.ts";
+import { headerNameProblem, OutboundHeadersSchema, urlProblem } from "../core/outbound-checks.ts";
 
-/**
- * Headers the client sets (routing, framing, hop-by-hop) or the runtime refuses; the rest of
- * the Fetch standard's forbidden names (Cookie, Origin, …) carry no routing and stay allowed.
- */
-const CLIENT_HEADERS = new Set([
-  "host",
-  "connection",
-  "keep-alive",
-  "transfer-encoding",
-  "te",
-  "trailer",
-  "upgrade",
-  "content-length",
-  "expect",
-]);
-
-/** RFC 9110 token characters. */
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-
-/** Why a header name is refused, or null. */
-export function headerNameProblem(name: string): string | null {
-  const lower = name.toLowerCase();
-  if (!TOKEN.test(name)) return "is not a valid header name";
-  if (CLIENT_HEADERS.has(lower) || lower.startsWith("proxy-")) {
-    return `${name} changes how the request is routed or framed; the client sets it`;
-  }
-  if (lower.startsWith("skedulr-")) return `${name}: Skedulr-* headers are set by Skedulr`;
-  return null;
-}
-
-const headerName = v.pipe(
-  v.string(),
-  v.check((n) => headerNameProblem(n) === null, (i) => headerNameProblem(i.input)!),
-);
-const headerValue = v.pipe(
-  v.string("expected a string"),
-  v.check((s) => !/[\r\n\0]/.test(s), "must not contain CR, LF or NUL"),
-);
-
-/** Why `url` is refused (an http(s) URL without credentials, allowed by `policy`), or null. */
-export function urlProblem(url: string, policy: OutboundPolicy): string | null {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    return "expected an absolute URL";
-  }
-  if (u.protocol !== "http:" && u.protocol !== "https:") {
-    return "only http and https URLs are allowed";
-  }
-  if (u.username || u.password) {
-    return "credentials in the URL would be shown by the API: send them in headers, which are redacted";
-  }
-  const refused = policy.checkUrl(u);
-  return refused && `${refused}: refused by the outbound policy (${ALLOW_HINT})`;
-}
+export { headerNameProblem, urlProblem };
 
 /**
  * The payload schema of the `http` type under `policy` (default: public addresses only).
@@ -88,15 +30,7 @@ export function httpTaskPayloadSchema(policy: OutboundPolicy = DEFAULT_OUTBOUND_
       v.picklist(["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"], "expected an HTTP method"),
     ),
     /** Values are credentials: the API shows them as "[redacted]" (core/secret-headers.ts). */
-    headers: v.optional(
-      v.pipe(
-        v.record(headerName, headerValue),
-        v.check(
-          (h) => new Set(Object.keys(h).map((n) => n.toLowerCase())).size === Object.keys(h).length,
-          "names a header twice (header names are case-insensitive)",
-        ),
-      ),
-    ),
+    headers: v.optional(OutboundHeadersSchema),
     body: v.optional(v.unknown()),
     /** Up to 100 years, like every duration; waits past setTimeout's limit chain. */
     timeout: v.optional(

@@ -22,6 +22,8 @@ import { flowKeysSuite } from "./suite-flow-keys.ts";
 import { eventsSuite } from "./suite-events.ts";
 import { logsSuite } from "./suite-logs.ts";
 import { logsFaultsSuite } from "./suite-logs-faults.ts";
+import { callbacksSuite } from "./suite-callbacks.ts";
+import { callbackDeliverySuite } from "./suite-callback-delivery.ts";
 
 const memory: StorageFactory = (options) => {
   const storage = new MemoryStorage(options);
@@ -47,3 +49,5 @@ schedulesSuite("memory", memory);
 eventsSuite("memory", memory);
 logsSuite("memory", memory);
 logsFaultsSuite("memory", memory);
+callbacksSuite("memory", memory);
+callbackDeliverySuite("memory", memory);

@@ -25,6 +25,8 @@ import { flowKeysSuite } from "./suite-flow-keys.ts";
 import { eventsSuite } from "./suite-events.ts";
 import { logsSuite } from "./suite-logs.ts";
 import { logsFaultsSuite } from "./suite-logs-faults.ts";
+import { callbacksSuite } from "./suite-callbacks.ts";
+import { callbackDeliverySuite } from "./suite-callback-delivery.ts";
 
 const redis: StorageFactory = async (options) => {
   const transport = connectRedisTcp(await testRedisUrl());
@@ -55,3 +57,5 @@ schedulesSuite(backend, redis);
 eventsSuite(backend, redis);
 logsSuite(backend, redis);
 logsFaultsSuite(backend, redis);
+callbacksSuite(backend, redis);
+callbackDeliverySuite(backend, redis);

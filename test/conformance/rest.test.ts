@@ -29,6 +29,8 @@ import { flowKeysSuite } from "./suite-flow-keys.ts";
 import { eventsSuite } from "./suite-events.ts";
 import { logsSuite } from "./suite-logs.ts";
 import { logsFaultsSuite } from "./suite-logs-faults.ts";
+import { callbacksSuite } from "./suite-callbacks.ts";
+import { callbackDeliverySuite } from "./suite-callback-delivery.ts";
 
 const TOKEN = "conformance-rest-token";
 let gateway: RunningGateway | undefined;
@@ -71,4 +73,6 @@ describe(backend, () => {
   eventsSuite(backend, rest);
   logsSuite(backend, rest);
   logsFaultsSuite(backend, rest);
+  callbacksSuite(backend, rest);
+  callbackDeliverySuite(backend, rest);
 });

@@ -129,6 +129,40 @@ describe("bun run worker over HTTP (embedded store)", () => {
     }
   });
 
+  it("a task's callback reaches a local receiver, signed, from the callbacks pool the worker runs", async () => {
+    const r = await receiver(async (req, body) => {
+      const at = String(req.headers["skedulr-timestamp"]);
+      const ok = await verifySignature(
+        SIGNING_KEY,
+        at,
+        body,
+        String(req.headers["skedulr-signature"]),
+      );
+      return ok ? 200 : 401;
+    });
+    try {
+      const callback = { url: `http://localhost:${r.port}/done`, on: ["succeeded"] };
+      const { body } = await api(w, "/tasks", { type: "echo", payload: { n: 1 }, callback });
+      const done = await taskIs(w, body.id, "succeeded");
+      const cb = await taskIs(w, `__cb_${body.id}_1`, "succeeded");
+      assert.equal(cb.pool, "callbacks");
+      assert.equal(cb.result.status, 200, "the signature verified");
+      const sent = JSON.parse(r.got[0].body);
+      assert.equal(sent.event, "task.succeeded");
+      const { parents: _p, children: _c, childrenNext: _n, ...record } = done;
+      assert.deepEqual(sent.task, record);
+      assert.match(w.output(), /pools: +default=4, callbacks=2 \(callbacks run in callbacks\)/);
+      const refused = await api(w, "/tasks", {
+        type: "echo",
+        callback: { url: "http://127.0.0.1/done" },
+      });
+      assert.equal(refused.status, 400);
+      assert.equal(refused.body.error.issues[0].path, "callback.url");
+    } finally {
+      r.server.close();
+    }
+  });
+
   it("refuses internal targets written as addresses: 400 naming payload.url", async () => {
     for (const host of ["127.0.0.1", "0x7f.1", "[::1]", "169.254.169.254", "10.0.0.1"]) {
       const r = await api(w, "/tasks", { type: "http", payload: { url: `http://${host}/` } });

@@ -3,7 +3,7 @@
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { ConfigError, parseWorkerConfig } from "../../src/worker/config.ts";
+import { ConfigError, parseWorkerConfig, workerPools } from "../../src/worker/config.ts";
 
 describe("worker configuration", () => {
   it("defaults to the embedded store, pools default=10 and critical=4, port 8080", () => {
@@ -53,6 +53,20 @@ describe("worker configuration", () => {
       },
     );
     assert.throws(() => parseWorkerConfig({ UPSTASH_REDIS_REST_URL: "https://x" }), /set together/);
+  });
+
+  it("runs the callback pool (SKEDULR_CALLBACK_POOL) with 2 slots unless SKEDULR_POOLS sizes it", () => {
+    const c = parseWorkerConfig({});
+    assert.equal(c.callbackPool, "callbacks");
+    assert.deepEqual(workerPools(c), { default: 10, critical: 4, callbacks: 2 });
+    const named = parseWorkerConfig({ SKEDULR_CALLBACK_POOL: "hooks", SKEDULR_POOLS: "a=1" });
+    assert.deepEqual(workerPools(named), { a: 1, hooks: 2 });
+    const sized = parseWorkerConfig({ SKEDULR_POOLS: "default=3,callbacks=0" });
+    assert.deepEqual(workerPools(sized), { default: 3, callbacks: 0 }, "0: this worker runs none");
+    assert.throws(
+      () => parseWorkerConfig({ SKEDULR_CALLBACK_POOL: "__proto__" }),
+      /SKEDULR_CALLBACK_POOL: letters, digits/,
+    );
   });
 
   it("reads cluster-wide pool limits after a pool's size in SKEDULR_POOLS", () => {

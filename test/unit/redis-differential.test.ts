@@ -10,7 +10,13 @@ import { MemoryStorage } from "../../src/storage/memory/memory-storage.ts";
 import { RedisStorage } from "../../src/storage/redis/redis-storage.ts";
 import { connectRedisTcp } from "../../src/adapters/redis-tcp.ts";
 import { SkedulrError, ValidationError } from "../../src/core/errors.ts";
-import type { NewTask, ScheduleRecord, TaskRecord } from "../../src/core/task.ts";
+import type {
+  Callback,
+  FinalStatus,
+  NewTask,
+  ScheduleRecord,
+  TaskRecord,
+} from "../../src/core/task.ts";
 import type { RedisTransport } from "../../src/storage/redis/transport.ts";
 import type {
   Enqueued,
@@ -24,6 +30,8 @@ import { testRedisUrl, uniquePrefix } from "../../scripts/tools/redis-server.ts"
 import { eventually } from "../../scripts/tools/wait.ts";
 import { newSchedule, newTask } from "../../scripts/tools/new-task.ts";
 import { prng } from "../../scripts/tools/prng.ts";
+
+const ALL_ENDINGS: FinalStatus[] = ["succeeded", "dead", "cancelled", "expired"];
 
 /** An outcome comparable across backends: the value, or the error's class and details. */
 async function outcome(p: Promise<unknown>): Promise<unknown> {
@@ -237,6 +245,13 @@ async function run(seed: number, steps: number) {
     }));
     return { from, lines };
   };
+  // Callbacks in pool a too, so claims take them (their record decoded from the snapshot).
+  const callbackSpec = (): Callback => ({
+    url: "https://hooks.example/done",
+    on: ALL_ENDINGS.filter(() => rnd() < 0.7),
+    headers: rnd() < 0.3 ? { "X-Key": "secret x7" } : {},
+    pool: pick(["a", "cb"]),
+  });
   const both = async (what: string, op: (s: Storage, store: number) => Promise<unknown>) => {
     const [a, b] = [await outcome(op(memory, 0)), await outcome(op(redis, 1))];
     assert.deepEqual(b, a, `seed ${seed}: ${what} differs`);
@@ -301,6 +316,7 @@ async function run(seed: number, steps: number) {
             createdAt: now,
             ...(flowControl ? { flowControl } : {}),
             ...(rnd() < 0.1 ? { traceparent: `00-${"ab".repeat(16)}-${"cd".repeat(8)}-01` } : {}),
+            ...(rnd() < 0.3 ? { callback: callbackSpec() } : {}),
           });
         }
         const res = await both("enqueue", (s) => s.enqueue({ tasks: batch, now }));

@@ -8,6 +8,7 @@ import { ALL_STATUSES, FINAL_STATUSES, type NewTask, parentConditions } from "..
 import type { Listeners } from "../listeners.ts";
 import type { HistoryRetention, Lease } from "../types.ts";
 import { Cascade, type EndStatus } from "./cascade.ts";
+import { callbackFor, snapshotOf } from "./callbacks.ts";
 import type { AttemptLog } from "./history.ts";
 import type { Row, TaskTable } from "./task-table.ts";
 import type { InstanceTable } from "./registry.ts";
@@ -82,10 +83,23 @@ export class TaskMoves {
     }
     this.#t.insert(row, now);
     this.event("created", row, now, { status: row.status });
+    // Cancelled at insert (a parent already ended the wrong way): an ending like any other.
+    if (broken) this.#callback(row, "cancelled", now);
     if (fc) this.#t.flows.unpark(fc.key, now);
     this.announce(row);
     if (!broken) this.trackExpiry(row);
     return row;
+  }
+
+  /** Inserts the callback task of a row that just ended, if its `callback` asks for one. */
+  #callback(row: Row, status: EndStatus, now: number): void {
+    const task = callbackFor(this.#t, row, status, now);
+    if (!task) return;
+    const callback = this.#t.newRow(task);
+    callback.historyFrom = this.p.log.mark();
+    callback.snapshot = snapshotOf(row);
+    this.#t.insert(callback, now);
+    this.announce(callback);
   }
 
   /**
@@ -149,6 +163,7 @@ export class TaskMoves {
     if (row.key && this.#t.keys.get(row.key) === row.id) this.#t.keys.delete(row.key);
     this.#t.move(row, status, now);
     this.event(status, row, now, { attempt: row.attempt });
+    this.#callback(row, status, now);
     this.#cascade.ended(row.id, status, row.children.length > 0, now);
   }
 

@@ -3,6 +3,7 @@
  * of the listing (newest first, filtered, with a cursor).
  */
 import { redactedPayload, unsealPayload } from "../../core/secret-headers.ts";
+import { callbackPayload, redactedCallback } from "../../core/callback.ts";
 import type { ScheduleRecord, TaskRecord } from "../../core/task.ts";
 import { pageLimit, taskMatcher } from "../filter.ts";
 import type { Page, TaskFilter } from "../storage.ts";
@@ -29,7 +30,9 @@ export function toRecord(row: Row): TaskRecord {
     status: row.status,
     pool: row.pool,
     priority: row.priority,
-    payload: redactedPayload(row.type, JSON.parse(row.payloadJson), row.secrets),
+    payload: row.snapshot
+      ? callbackPayload(JSON.parse(row.payloadJson), toRecord(row.snapshot), false)
+      : redactedPayload(row.type, JSON.parse(row.payloadJson), row.secrets),
     attempt: row.attempt,
     maxRetries: row.maxRetries,
     stalls: row.stalls,
@@ -54,17 +57,23 @@ export function toRecord(row: Row): TaskRecord {
     flowControl: row.flowControl ? { ...row.flowControl } : null,
     waitingFor: row.waitingFor,
     traceparent: row.traceparent,
+    callback: row.callback ? redactedCallback(row.callback) : null,
   };
 }
 
 /** The record a claim hands over: the only read with an `http` task's header values. */
 export function claimedRecord(row: Row): TaskRecord {
-  return { ...toRecord(row), payload: unsealPayload(JSON.parse(row.payloadJson), row.secrets) };
+  const stored = JSON.parse(row.payloadJson);
+  const payload = row.snapshot
+    ? callbackPayload(stored, toRecord(row.snapshot), true)
+    : unsealPayload(stored, row.secrets);
+  return { ...toRecord(row), payload };
 }
 
 /** A stored schedule as read back: its own copy, an `http` template's header values redacted. */
 export function scheduleRecord(stored: ScheduleRecord): ScheduleRecord {
   const s = structuredClone(stored);
   s.template.payload = redactedPayload(s.template.type, s.template.payload, null);
+  if (s.template.callback) s.template.callback = redactedCallback(s.template.callback);
   return s;
 }

@@ -4,6 +4,7 @@
  * already stored, and the keys a stored task takes.
  */
 import { sealPayload } from "../../core/secret-headers.ts";
+import { plainCallback } from "../../core/callback.ts";
 import type { NewTask } from "../../core/task.ts";
 import { ExpiringMap } from "./expiring-map.ts";
 import type { Row } from "./task-table.ts";
@@ -102,5 +103,6 @@ export function respec(row: Row, task: NewTask, runAt: number): void {
   row.onFailureOf = task.onFailureOf;
   // The burst's last submit's trace (the body the script stores is that submit's).
   row.traceparent = task.traceparent ?? null;
+  row.callback = task.callback ? plainCallback(task.callback) : null;
   row.runAt = runAt;
 }

@@ -12,6 +12,7 @@ import {
   type TaskStatus,
 } from "../../core/task.ts";
 import { type HeaderSecrets, sealPayload } from "../../core/secret-headers.ts";
+import { plainCallback } from "../../core/callback.ts";
 import type { StorageEvent } from "../types.ts";
 import { FlowTable } from "./flows.ts";
 import { ExpiryIndex } from "./expiries.ts";
@@ -43,6 +44,10 @@ export interface Row extends Omit<TaskRecord, "payload" | "result"> {
   claimSeq: string | null;
   /** Its log lines (task-logs.ts); null until an attempt logs one. */
   log: LogState | null;
+  /** Callback tasks made for its endings, and ids skipped (Redis: the `cbn` field). */
+  callbacksMade: number;
+  /** A callback task's copy of the task it reports, as the task ended (else null). */
+  snapshot: Row | null;
 }
 
 interface ReadyEntry {
@@ -108,6 +113,7 @@ export class TaskTable {
       flowControl: task.flowControl ? { ...task.flowControl } : null,
       waitingFor: null,
       traceparent: task.traceparent ?? null,
+      callback: task.callback ? plainCallback(task.callback) : null,
       payloadJson: JSON.stringify(shown ?? null),
       secrets,
       dependsOn: [...task.dependsOn],
@@ -132,6 +138,8 @@ export class TaskTable {
       leaseUntil: null,
       claimSeq: null,
       log: null,
+      callbacksMade: 0,
+      snapshot: null,
     };
   }
 

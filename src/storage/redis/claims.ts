@@ -8,8 +8,8 @@
  */
 import type { Claimed, ClaimedTask, LeaseOwner } from "../storage.ts";
 import { Batcher } from "./batcher.ts";
-import { unsealPayload } from "../../core/secret-headers.ts";
-import { bodyMaxStalls, type StoredBody } from "./codec.ts";
+import { redactedCallback } from "../../core/callback.ts";
+import { bodyMaxStalls, type StoredBody, storedPayload } from "./codec.ts";
 import type { RedisContext } from "./context.ts";
 import type { RedisReply } from "./transport.ts";
 
@@ -96,8 +96,9 @@ function decodeClaimed(v: Value[], claim: ClaimItem): ClaimedTask {
     status: "running",
     pool: claim.pool,
     priority: Number(v[AT.priority]),
-    // The only read that gets an http task's header values: the handler needs them.
-    payload: unsealPayload(parse(v[AT.payload]), b.secrets),
+    // The only read that gets header values (an http task's, a callback's): the handler
+    // sends them.
+    payload: storedPayload(v[AT.type]!, parse(v[AT.payload]), b, true),
     attempt: Number(v[AT.attempt]),
     maxRetries: Number(v[AT.maxRetries]),
     stalls: stalls === null ? 0 : Number(stalls),
@@ -122,5 +123,6 @@ function decodeClaimed(v: Value[], claim: ClaimItem): ClaimedTask {
     flowControl: b.flowControl ?? null,
     waitingFor: null,
     traceparent: b.traceparent ?? null,
+    callback: b.callback ? redactedCallback(b.callback) : null,
   };
 }

@@ -8,6 +8,7 @@
  * JSON.stringify made; Lua never re-encodes it (cjson would round numbers to 14 digits).
  */
 import {
+  type Callback,
   DEFAULT_MAX_STALLS,
   type FlowControl,
   type NewTask,
@@ -16,7 +17,13 @@ import {
   type TaskRecord,
   type TaskStatus,
 } from "../../core/task.ts";
-import { type HeaderSecrets, redactedPayload, sealPayload } from "../../core/secret-headers.ts";
+import {
+  type HeaderSecrets,
+  redactedPayload,
+  sealPayload,
+  unsealPayload,
+} from "../../core/secret-headers.ts";
+import { callbackPayload, plainCallback, redactedCallback } from "../../core/callback.ts";
 import type { StorageEvent } from "../storage.ts";
 import { pairsToObject, type RedisReply } from "./transport.ts";
 
@@ -50,6 +57,10 @@ export type StoredBody = Body & {
   secrets?: HeaderSecrets;
   flowControl?: FlowControl;
   traceparent?: string;
+  /** Its callback, header values included (Lua reads the `cb` field instead). */
+  callback?: Callback;
+  /** A callback task's: the ended task's hash as HGETALL gave it (lua/includes/callback.lua). */
+  snapshot?: string[];
 };
 
 /** The body of a task stored before maxStalls existed has none: the default applies. */
@@ -82,7 +93,16 @@ export const TASK_ARGS = [
   "flowParallelism",
   "flowRate",
   "flowPeriod",
+  "callback",
 ] as const;
+
+/**
+ * The `cb` field lua/includes/callback.lua reads: the initials of the callback's statuses
+ * (s, d, c, e: the final statuses' initials differ), `:`, its pool.
+ */
+export function callbackField(callback: Callback): string {
+  return `${callback.on.map((s) => s[0]).join("")}:${callback.pool}`;
+}
 
 /** A new task as the ARGV entries lua/includes/insert.lua reads. */
 export function encodeTask(t: NewTask): string[] {
@@ -100,6 +120,7 @@ export function encodeTask(t: NewTask): string[] {
     ...(t.flowControl ? { flowControl: t.flowControl } : {}),
     ...(t.traceparent ? { traceparent: t.traceparent } : {}),
     ...(secrets ? { secrets } : {}),
+    ...(t.callback ? { callback: plainCallback(t.callback) } : {}),
   };
   const fixed: Record<typeof TASK_ARGS[number], string> = {
     id: t.id,
@@ -123,6 +144,7 @@ export function encodeTask(t: NewTask): string[] {
     flowParallelism: opt(t.flowControl?.parallelism),
     flowRate: opt(t.flowControl?.rate),
     flowPeriod: opt(t.flowControl?.periodMs),
+    callback: t.callback ? callbackField(t.callback) : "",
   };
   return [
     ...TASK_ARGS.map((name) => fixed[name]),
@@ -147,7 +169,7 @@ export function decodeTask(reply: RedisReply): { record: TaskRecord; order: numb
     status: f.status as TaskStatus,
     pool: f.pool,
     priority: Number(f.priority),
-    payload: redactedPayload(f.type, jsonOrNull(f.payload), body.secrets),
+    payload: storedPayload(f.type, jsonOrNull(f.payload), body, false),
     attempt: Number(f.attempt),
     maxRetries: Number(f.maxRetries),
     stalls: Number(f.stalls ?? 0),
@@ -172,8 +194,24 @@ export function decodeTask(reply: RedisReply): { record: TaskRecord; order: numb
     flowControl: body.flowControl ?? null,
     waitingFor: (f.wf ?? null) as TaskRecord["waitingFor"],
     traceparent: body.traceparent ?? null,
+    callback: body.callback ? redactedCallback(body.callback) : null,
   };
   return { record, order: Number(f.order) };
+}
+
+/**
+ * A payload as read: an `http` task's header values redacted in JSON (or, with `reveal`,
+ * put back: the claim), a callback task's with the final record it carries.
+ */
+export function storedPayload(
+  type: string,
+  stored: unknown,
+  body: StoredBody,
+  reveal: boolean,
+): unknown {
+  const task = body.snapshot && decodeTask(body.snapshot)?.record;
+  if (task) return callbackPayload(stored, task, reveal);
+  return reveal ? unsealPayload(stored, body.secrets) : redactedPayload(type, stored, body.secrets);
 }
 
 /** The record enqueue returns, built from the spec and the status the script decided. */
@@ -205,6 +243,7 @@ export function newRecord(
     flowControl: t.flowControl ? { ...t.flowControl } : null,
     waitingFor: null,
     traceparent: t.traceparent ?? null,
+    callback: t.callback ? redactedCallback(t.callback) : null,
   };
 }
 
@@ -221,6 +260,7 @@ export function decodeSchedule(entry: RedisReply): ScheduleRecord {
   s.paused = paused === "1";
   if (createdAt) s.createdAt = Number(createdAt);
   s.template.payload = redactedPayload(s.template.type, s.template.payload, null);
+  if (s.template.callback) s.template.callback = redactedCallback(s.template.callback);
   return s;
 }
 

@@ -12,6 +12,13 @@ import {
   PRUNED_STATUS,
 } from "../../core/task.ts";
 import { MAX_TASK_LOG_BYTES, MAX_TASK_LOG_LINES } from "../../core/bounds.ts";
+import {
+  CALLBACK_ID_PREFIX,
+  CALLBACK_ID_PROBES,
+  CALLBACK_MAX_RETRIES,
+  CALLBACK_TYPE,
+  callbackTask,
+} from "../../core/callback.ts";
 import { CASCADE_BUDGET } from "../memory/cascade.ts";
 import { PRUNABLE_STATUSES } from "../memory/task-table.ts";
 import {
@@ -93,12 +100,32 @@ export const LUA_FACTS: readonly LuaFact[] = [
   { name: "TASK_EVENT_CHUNK", value: TASK_EVENT_CHUNK, from: "src/core/task-event.ts" },
   { name: "TASK_EVENT_BUFFER", value: TASK_EVENT_BUFFER, from: "src/core/task-event.ts" },
   { name: "CLAIMED_FIELDS", value: CLAIMED_FIELDS, from: "src/storage/redis/claims.ts" },
+  { name: "CALLBACK_TYPE", value: CALLBACK_TYPE, from: "src/core/callback.ts" },
+  { name: "CALLBACK_MAX_RETRIES", value: CALLBACK_MAX_RETRIES, from: "src/core/callback.ts" },
+  { name: "CALLBACK_ID_PREFIX", value: CALLBACK_ID_PREFIX, from: "src/core/callback.ts" },
+  { name: "CALLBACK_ID_PROBES", value: CALLBACK_ID_PROBES, from: "src/core/callback.ts" },
+  {
+    name: "CALLBACK_BODY",
+    value: callbackBody(),
+    from: "src/core/callback.ts: callbackTask's body fields but createdAt, as JSON members",
+  },
   {
     name: "CLAIMED_AT",
     value: Object.fromEntries(CLAIMED_FIELDS.map((f, i) => [f, i + 1])),
     from: "src/storage/redis/claims.ts: CLAIMED_FIELDS, 1-based",
   },
 ];
+
+/**
+ * The `body` members every callback task shares (codec.ts StoredBody), as JSON text without
+ * braces: Lua adds createdAt and the snapshot around them.
+ */
+function callbackBody(): string {
+  const t = callbackTask("", "", "succeeded", "", 0);
+  const { timeoutMs, backoff, scheduleId, dependsOn, onSuccessOf, onFailureOf, maxStalls } = t;
+  const fields = { timeoutMs, backoff, scheduleId, dependsOn, onSuccessOf, onFailureOf, maxStalls };
+  return JSON.stringify(fields).slice(1, -1);
+}
 
 const quote = (s: string) => `'${s.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`;
 const key = (k: string) => (/^[A-Za-z_]\w*$/.test(k) ? k : `[${quote(k)}]`);

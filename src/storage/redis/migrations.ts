@@ -49,8 +49,8 @@ export const MIGRATIONS: readonly Migration[] = [
     "flow control: pool limits (control global:/rate:, starts:<pool>), dedupe:<key> and " +
       "debounce:<key>, flow keys (flow:<key>, flowl:<key>, flowstarts:<key>, parked:<key>, flowparked, " +
       "flowwakes, `~<key>` markers in delayed, task fields fk and wf); expiry: the `expiries` zset, the task field expiresAt, the status " +
-      "`expired` (status:expired, totals.expired); new keys only, absent = no limit and no " +
-      "expiry, so nothing is rewritten",
+      "`expired` (status:expired, totals.expired); callbacks: the task fields cb and cbn; " +
+      "new keys only, absent = no limit, no expiry and no callback, so nothing is rewritten",
   ),
 ];
 

@@ -85,6 +85,7 @@ local function take(now, pool, max, workerId, leaseUntil)
     -- A short read took the queue's last candidates: nothing is left to read on.
     exhausted = #batch < asked
     if #batch == 0 then break end
+    callbackQueued[pool] = nil
     local values = {}
     for i = 1, #batch do
       values[i] = redis.call('HMGET', tkey(string.sub(batch[i], SEQ_WIDTH + 1)), unpack(CLAIMED_FIELDS))
@@ -131,7 +132,8 @@ local function take(now, pool, max, workerId, leaseUntil)
       end
     end
     callChunked('ZREM', ready, gone)
-    if exhausted then break end
+    -- An expiry here may have queued a callback in this pool: it is a candidate too.
+    if exhausted and not callbackQueued[pool] then break end
     want = math.max(max - #picked, 16)
   end
   -- When to claim again: at once (more may be claimable), or when a rate-parked key's next

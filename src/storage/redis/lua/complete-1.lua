@@ -19,7 +19,7 @@
   row retention. Returns one integer per task: 1 completed (also when this claim already
   completed it: a retried call whose first reply was lost), 0 lease not held (no change).
 
-  A task with no key and no children takes a fast path: the same writes as finish() and
+  A task with no key, no children and no callback takes a fast path: the same writes as finish() and
   move() make for running -> succeeded, with the counters summed once per call. Completions
   are most of a busy store's script time, and the general path's table building and
   dispatch were a third of it.
@@ -40,7 +40,7 @@ RETENTION.maxAgeMs, RETENTION.maxCount = tonumber(ARGV[1]), tonumber(ARGV[2])
 
 local LEASES, FINISHED = P .. 'leases', P .. 'finished'
 local HOT_FIELDS = {'status', 'workerId', 'pool', 'type', 'key', 'children', 'claimSeq', 'fk',
-  'attempt'}
+  'attempt', 'cb'}
 local fast, fastByPool = 0, {}
 local out = {}
 for i = 3, #ARGV, 8 do
@@ -52,7 +52,7 @@ for i = 3, #ARGV, 8 do
     local now = tonumber(nowText)
     -- Only the call that ends the attempt appends: a repeated one answers 1 below.
     appendLogs(id, token, ARGV[i + 7])
-    if v[5] or v[6] == '1' or json == '' then
+    if v[5] or v[6] == '1' or v[10] or json == '' then
       local t = load(id, RUNNING_FIELDS)
       if json == '' then
         recordAttempt(t, 'succeeded', nil, now)

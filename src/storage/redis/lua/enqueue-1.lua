@@ -139,9 +139,15 @@ local function rearm(t, burst)
   local runAt = now + tonumber(t.debounceDelay)
   local maxWait = num(t.debounceMaxWait)
   if maxWait and burst.firstAt + maxWait < runAt then runAt = burst.firstAt + maxWait end
-  move({id = burst.id, status = 'scheduled', runAt = runAt}, 'scheduled', now, {
-    'runAt', int(runAt), 'type', t.type, 'pool', t.pool, 'priority', t.priority,
-    'maxRetries', t.maxRetries, 'payload', t.payload, 'body', t.body})
+  local fields = {'runAt', int(runAt), 'type', t.type, 'pool', t.pool, 'priority', t.priority,
+    'maxRetries', t.maxRetries, 'payload', t.payload, 'body', t.body}
+  if t.callback ~= '' then
+    fields[#fields + 1] = 'cb'
+    fields[#fields + 1] = t.callback
+  else
+    redis.call('HDEL', tkey(burst.id), 'cb')
+  end
+  move({id = burst.id, status = 'scheduled', runAt = runAt}, 'scheduled', now, fields)
   keepBurst(t.debounceKey, burst, runAt)
   return runAt
 end

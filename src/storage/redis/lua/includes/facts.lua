@@ -28,8 +28,13 @@ local FLOW_KEYS_SCAN = 1000 -- src/storage/types.ts
 local FLOW_KEYS_LISTED = 50 -- src/storage/types.ts
 local MAX_TASK_LOG_LINES = 1000 -- src/core/bounds.ts
 local MAX_TASK_LOG_BYTES = 262144 -- src/core/bounds.ts
-local TASK_ARGS = {'id', 'type', 'pool', 'priority', 'payload', 'body', 'maxRetries', 'runAt', 'key', 'onSuccessOf', 'onFailureOf', 'dedupeKey', 'dedupeTtl', 'debounceKey', 'debounceDelay', 'debounceMaxWait', 'expiresAt', 'flowKey', 'flowParallelism', 'flowRate', 'flowPeriod'} -- src/storage/redis/codec.ts
+local TASK_ARGS = {'id', 'type', 'pool', 'priority', 'payload', 'body', 'maxRetries', 'runAt', 'key', 'onSuccessOf', 'onFailureOf', 'dedupeKey', 'dedupeTtl', 'debounceKey', 'debounceDelay', 'debounceMaxWait', 'expiresAt', 'flowKey', 'flowParallelism', 'flowRate', 'flowPeriod', 'callback'} -- src/storage/redis/codec.ts
 local TASK_EVENT_CHUNK = 100 -- src/core/task-event.ts
 local TASK_EVENT_BUFFER = 10000 -- src/core/task-event.ts
 local CLAIMED_FIELDS = {'status', 'attempt', 'progress', 'type', 'priority', 'payload', 'maxRetries', 'error', 'runAt', 'key', 'body', 'stalls', 'expiresAt', 'fk'} -- src/storage/redis/claims.ts
+local CALLBACK_TYPE = 'callback' -- src/core/callback.ts
+local CALLBACK_MAX_RETRIES = 8 -- src/core/callback.ts
+local CALLBACK_ID_PREFIX = '__cb_' -- src/core/callback.ts
+local CALLBACK_ID_PROBES = 100 -- src/core/callback.ts
+local CALLBACK_BODY = '"timeoutMs":null,"backoff":{"type":"exponential","baseMs":5000,"maxMs":600000,"jitter":0.1},"scheduleId":null,"dependsOn":[],"onSuccessOf":null,"onFailureOf":null,"maxStalls":3' -- src/core/callback.ts: callbackTask's body fields but createdAt, as JSON members
 local CLAIMED_AT = {status = 1, attempt = 2, progress = 3, type = 4, priority = 5, payload = 6, maxRetries = 7, error = 8, runAt = 9, key = 10, body = 11, stalls = 12, expiresAt = 13, fk = 14} -- src/storage/redis/claims.ts: CLAIMED_FIELDS, 1-based

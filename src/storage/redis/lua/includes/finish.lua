@@ -14,6 +14,7 @@
 --- @include "retention"
 --- @include "done"
 --- @include "task-events"
+--- @include "callback"
 
 -- Ending a task settles its waiting children: a met condition queues (or schedules) a
 -- child, a broken one cancels it, which settles its own children, and so on. A call settles
@@ -37,6 +38,7 @@ local function finish(t, status, now, fields)
   end
   move(t, status, now, fields)
   taskEvent(status, t.id, t.type, t.pool, now, t.attempt)
+  addCallback(t, status, now)
   finishedAny = true
   if now > NOW then NOW = now end
   if t.children then cascadeQueue[#cascadeQueue + 1] = {t.id, status, 0, false} end

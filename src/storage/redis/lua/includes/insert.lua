@@ -5,7 +5,7 @@
     TASK_ARGS (id, type, pool, priority, payload JSON, body JSON, maxRetries, runAt|"",
     key|"", onSuccessOf|"", onFailureOf|"", dedupeKey|"", dedupeTtl|"", debounceKey|"",
     debounceDelay|"", debounceMaxWait|"", expiresAt|"", flowKey|"", flowParallelism|"", flowRate|"",
-    flowPeriod|""), nDeps, dep_1..dep_nDeps, nConds,
+    flowPeriod|"", callback|"": the `cb` field, see callback.lua), nDeps, dep_1..dep_nDeps, nConds,
     (parentId, "s"|"f") x nConds
   The workflow fields repeat what body holds so validation can name `dependsOn[i]`; the
   conditions are the deduplicated parents in order, each with the outcome it needs.
@@ -20,6 +20,7 @@
 --- @include "flow-limits"
 --- @include "flow-unpark"
 --- @include "task-events"
+--- @include "callback"
 
 local function readTask(argv, i)
   local t = {deps = {}, conds = {}}
@@ -57,6 +58,7 @@ local function insertTask(a, now)
   setIf(fields, 'runAt', a.runAt and int(a.runAt))
   setIf(fields, 'key', a.key)
   setIf(fields, 'expiresAt', a.expiresAt)
+  setIf(fields, 'cb', a.callback)
   local fk = a.flowKey ~= '' and a.flowKey or nil
   setIf(fields, 'fk', fk)
   redis.call('ZADD', P .. 'all', order, a.id)
@@ -95,6 +97,10 @@ local function insertTask(a, now)
   end
   enter(t, status, now, fields)
   taskEvent('created', a.id, a.type, a.pool, now, status)
+  -- Cancelled at insert (a parent already ended the wrong way): an ending like any other.
+  if broken then
+    addCallback({id = a.id, cb = a.callback ~= '' and a.callback}, 'cancelled', now)
+  end
   if fk then unparkFlow(fk, now) end
   if not broken then trackExpiry(a.id, a.expiresAt) end
   return status, broken

@@ -8,15 +8,18 @@
 -- loads only what ending an attempt needs; `order` and `seq` are fetched when filing needs
 -- them. Lists start with `status`: an absent status means an absent task.
 local RUNNING_FIELDS = {'status', 'workerId', 'type', 'pool', 'attempt', 'startedAt', 'key',
-  'children', 'maxRetries', 'claimSeq', 'fk'}
+  'children', 'maxRetries', 'claimSeq', 'fk', 'cb'}
 local FIELDS = {'status', 'workerId', 'type', 'pool', 'attempt', 'startedAt', 'key',
-  'children', 'maxRetries', 'priority', 'seq', 'order', 'runAt', 'claimSeq', 'fk'}
+  'children', 'maxRetries', 'priority', 'seq', 'order', 'runAt', 'claimSeq', 'fk', 'cb'}
 
 local function isOne(v) return v == '1' end
+-- Absent is false, not nil: finish() knows the field was read (none: no callback).
+local function loaded(v) return v or false end
 -- How each loaded field is read; a field not listed stays text (absent: nil).
 local READ = {
   workerId = str, attempt = tonumber, startedAt = num, key = str, children = isOne,
   maxRetries = tonumber, priority = num, seq = num, order = num, runAt = num, claimSeq = str,
+  cb = loaded,
 }
 
 local function load(id, fields)

@@ -24,6 +24,10 @@
                              recovery, and the fencing token every settle must present),
                              stalls (attempts lost with their worker; absent = 0),
                              lb, lf, lw, lm (its log: includes/task-logs.lua)
+                             cb (its callback: "<initials of on>:<pool>", the spec itself
+                             in body; includes/callback.lua), cbn (callbacks made for it
+                             and ids skipped); a callback task's body carries `snapshot`,
+                             the ended task's hash as HGETALL gave it
     children:<id>    list    "<s|f><childId>": a waiting child and the outcome it needs
     logs:<id>        list    the task's log lines (JSON), oldest first, at most
                              MAX_TASK_LOG_LINES and MAX_TASK_LOG_BYTES; their bytes and
