@@ -9,7 +9,7 @@
 import type { Claimed, ClaimedTask, LeaseOwner } from "../storage.ts";
 import { Batcher } from "./batcher.ts";
 import { redactedCallback } from "../../core/callback.ts";
-import { bodyMaxStalls, type StoredBody, storedPayload } from "./codec.ts";
+import { bodyFields, type StoredBody, storedPayload } from "./codec.ts";
 import type { RedisContext } from "./context.ts";
 import type { RedisReply } from "./transport.ts";
 
@@ -87,7 +87,8 @@ const parse = (v: Value) => (v === null ? null : JSON.parse(v));
  * builds from the stored hash.
  */
 function decodeClaimed(v: Value[], claim: ClaimItem): ClaimedTask {
-  const b = JSON.parse(v[AT.body]!) as StoredBody;
+  const body = JSON.parse(v[AT.body]!) as StoredBody;
+  const b = bodyFields(body);
   const stalls = v[AT.stalls];
   return {
     token: v[TOKEN]!,
@@ -98,11 +99,11 @@ function decodeClaimed(v: Value[], claim: ClaimItem): ClaimedTask {
     priority: Number(v[AT.priority]),
     // The only read that gets header values (an http task's, a callback's): the handler
     // sends them.
-    payload: storedPayload(v[AT.type]!, parse(v[AT.payload]), b, true),
+    payload: storedPayload(v[AT.type]!, parse(v[AT.payload]), body, true),
     attempt: Number(v[AT.attempt]),
     maxRetries: Number(v[AT.maxRetries]),
     stalls: stalls === null ? 0 : Number(stalls),
-    maxStalls: bodyMaxStalls(b),
+    maxStalls: b.maxStalls,
     progress: null,
     result: null,
     error: parse(v[AT.error]),
@@ -120,9 +121,9 @@ function decodeClaimed(v: Value[], claim: ClaimItem): ClaimedTask {
     cancelReason: null,
     workerId: claim.owner.workerId,
     expiresAt: num(v[AT.expiresAt]),
-    flowControl: b.flowControl ?? null,
+    flowControl: body.flowControl ?? null,
     waitingFor: null,
-    traceparent: b.traceparent ?? null,
-    callback: b.callback ? redactedCallback(b.callback) : null,
+    traceparent: body.traceparent ?? null,
+    callback: body.callback ? redactedCallback(body.callback) : null,
   };
 }

@@ -3,9 +3,11 @@
  * TaskRecord, schedules, events.
  *
  * A task is a Redis hash: one field per record field the scripts read or change (an absent
- * field is null), `payload` as JSON, and `body`, the JSON of the fields only TypeScript
- * reads (each hash field costs Lua time on every transition). JSON holds the text
- * JSON.stringify made; Lua never re-encodes it (cjson would round numbers to 14 digits).
+ * field is null), `payload` as JSON (absent: null), and `body`, the JSON of the fields only
+ * TypeScript reads (each hash field costs Lua time on every transition), their defaults
+ * left out. Small values keep the hash a listpack (every value ≤ 64 bytes: a few hundred
+ * bytes a task instead of a hashtable's kilobyte). JSON holds the text JSON.stringify made;
+ * Lua never re-encodes it (cjson would round numbers to 14 digits).
  */
 import {
   type Callback,
@@ -66,6 +68,20 @@ export type StoredBody = Body & {
 /** The body of a task stored before maxStalls existed has none: the default applies. */
 export const bodyMaxStalls = (body: Partial<Body>) => body.maxStalls ?? DEFAULT_MAX_STALLS;
 
+/** A body's fields with their defaults where the stored JSON leaves them out. */
+export function bodyFields(b: Partial<Body>): Body {
+  return {
+    createdAt: b.createdAt!,
+    timeoutMs: b.timeoutMs ?? null,
+    backoff: b.backoff ?? null,
+    scheduleId: b.scheduleId ?? null,
+    dependsOn: b.dependsOn ?? [],
+    onSuccessOf: b.onSuccessOf ?? null,
+    onFailureOf: b.onFailureOf ?? null,
+    maxStalls: bodyMaxStalls(b),
+  };
+}
+
 /**
  * The fixed ARGV entries of one encoded task, in order: lua/includes/insert.lua reads them by
  * these names (a generated fact). Then come nDeps, the deps, nConds and (parent, "s"|"f")
@@ -108,15 +124,16 @@ export function callbackField(callback: Callback): string {
 export function encodeTask(t: NewTask): string[] {
   const conds = [...parentConditions(t)];
   const { shown, secrets } = sealPayload(t.type, t.payload);
-  const body: StoredBody = {
+  // Defaults left out: most tasks' body is then just their creation time.
+  const body: Partial<StoredBody> = {
     createdAt: t.createdAt,
-    timeoutMs: t.timeoutMs,
-    backoff: t.backoff,
-    scheduleId: t.scheduleId,
-    dependsOn: t.dependsOn,
-    onSuccessOf: t.onSuccessOf,
-    onFailureOf: t.onFailureOf,
-    maxStalls: t.maxStalls,
+    ...(t.timeoutMs !== null ? { timeoutMs: t.timeoutMs } : {}),
+    ...(t.backoff !== null ? { backoff: t.backoff } : {}),
+    ...(t.scheduleId !== null ? { scheduleId: t.scheduleId } : {}),
+    ...(t.dependsOn.length ? { dependsOn: t.dependsOn } : {}),
+    ...(t.onSuccessOf !== null ? { onSuccessOf: t.onSuccessOf } : {}),
+    ...(t.onFailureOf !== null ? { onFailureOf: t.onFailureOf } : {}),
+    ...(t.maxStalls !== DEFAULT_MAX_STALLS ? { maxStalls: t.maxStalls } : {}),
     ...(t.flowControl ? { flowControl: t.flowControl } : {}),
     ...(t.traceparent ? { traceparent: t.traceparent } : {}),
     ...(secrets ? { secrets } : {}),
@@ -127,7 +144,8 @@ export function encodeTask(t: NewTask): string[] {
     type: t.type,
     pool: t.pool,
     priority: String(t.priority),
-    payload: json(shown),
+    // A null payload is not stored (an absent field reads as null).
+    payload: shown === null || shown === undefined ? "" : json(shown),
     body: JSON.stringify(body),
     maxRetries: String(t.maxRetries),
     runAt: opt(t.runAt),
@@ -163,6 +181,7 @@ export function decodeTask(reply: RedisReply): { record: TaskRecord; order: numb
   const f = pairsToObject(reply);
   if (f.id === undefined) return null;
   const body = JSON.parse(f.body) as StoredBody;
+  const b = bodyFields(body);
   const record: TaskRecord = {
     id: f.id,
     type: f.type,
@@ -173,21 +192,21 @@ export function decodeTask(reply: RedisReply): { record: TaskRecord; order: numb
     attempt: Number(f.attempt),
     maxRetries: Number(f.maxRetries),
     stalls: Number(f.stalls ?? 0),
-    maxStalls: bodyMaxStalls(body),
+    maxStalls: b.maxStalls,
     progress: numOrNull(f.progress),
     result: jsonOrNull(f.result),
     error: jsonOrNull(f.error),
-    createdAt: body.createdAt,
+    createdAt: b.createdAt,
     runAt: numOrNull(f.runAt),
     startedAt: numOrNull(f.startedAt),
     finishedAt: numOrNull(f.finishedAt),
-    scheduleId: body.scheduleId,
-    dependsOn: body.dependsOn,
-    onSuccessOf: body.onSuccessOf,
-    onFailureOf: body.onFailureOf,
+    scheduleId: b.scheduleId,
+    dependsOn: b.dependsOn,
+    onSuccessOf: b.onSuccessOf,
+    onFailureOf: b.onFailureOf,
     key: f.key ?? null,
-    timeoutMs: body.timeoutMs,
-    backoff: body.backoff,
+    timeoutMs: b.timeoutMs,
+    backoff: b.backoff,
     cancelReason: f.cancelReason ?? null,
     workerId: f.workerId ?? null,
     expiresAt: numOrNull(f.expiresAt),

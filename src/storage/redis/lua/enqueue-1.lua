@@ -140,7 +140,13 @@ local function rearm(t, burst)
   local maxWait = num(t.debounceMaxWait)
   if maxWait and burst.firstAt + maxWait < runAt then runAt = burst.firstAt + maxWait end
   local fields = {'runAt', int(runAt), 'type', t.type, 'pool', t.pool, 'priority', t.priority,
-    'maxRetries', t.maxRetries, 'payload', t.payload, 'body', t.body}
+    'maxRetries', t.maxRetries, 'body', t.body}
+  if t.payload ~= '' then
+    fields[#fields + 1] = 'payload'
+    fields[#fields + 1] = t.payload
+  else
+    redis.call('HDEL', tkey(burst.id), 'payload')
+  end
   if t.callback ~= '' then
     fields[#fields + 1] = 'cb'
     fields[#fields + 1] = t.callback

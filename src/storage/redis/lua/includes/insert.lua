@@ -53,8 +53,8 @@ end
 local function insertTask(a, now)
   local order = nextSeq()
   local fields = {'id', a.id, 'type', a.type, 'pool', a.pool, 'priority', a.priority,
-    'payload', a.payload, 'body', a.body, 'attempt', '0', 'maxRetries', a.maxRetries,
-    'order', order}
+    'body', a.body, 'attempt', '0', 'maxRetries', a.maxRetries, 'order', order}
+  setIf(fields, 'payload', a.payload)
   setIf(fields, 'runAt', a.runAt and int(a.runAt))
   setIf(fields, 'key', a.key)
   setIf(fields, 'expiresAt', a.expiresAt)
