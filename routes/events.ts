@@ -123,10 +123,11 @@ export function eventRoutes(
         wake?.();
       });
       try {
-        await stream.writeSSE({ data: "", event: "open", retry: RETRY_MS });
+        // `open` once the feed is live: a client that acts after it sees what follows.
         await feed.ready.catch(() => {
           over = "the store did not answer";
         });
+        await stream.writeSSE({ data: "", event: "open", retry: RETRY_MS });
         while (!over) {
           while (queue.length > 0 && !over) {
             const item = queue.shift()!;

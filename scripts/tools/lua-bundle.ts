@@ -13,7 +13,17 @@
  * (`#!lua flags=<flag>,...`), e.g. `allow-oom` for the transitions that finish work, which a
  * full Redis must not refuse. lua-lint.ts checks what each file includes and names.
  * `lua/migrations/*.lua` become MIGRATION_SCRIPTS: the only scripts without the layout guard.
+ *
+ * Each script is also generated as a Redis 7 function library (`library`, function `fn`,
+ * named by a hash of its code, so two releases' libraries live side by side): the includes
+ * run once, when the library loads, and only the script's own code runs per call, so a
+ * call no longer rebuilds every helper closure (most of a small call's cost). What an
+ * include keeps per call is marked: `local X = <init> --- @per-call` becomes a library-level
+ * `local X` set to `<init>` at the start of every call, and the lines between
+ * `--- @per-call-begin` and `--- @per-call-end` (the layout guard) run at the start of every
+ * call. lua-lint.ts fails an include with unmarked per-call state.
  */
+import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { luaFactsSource } from "../../src/storage/redis/lua-facts.ts";
@@ -92,6 +102,50 @@ function withoutComments(lua: string): string {
     .join("\n");
 }
 
+const PER_CALL = /^local ([\w, ]+?) = (.+?)\s+--- @per-call\s*$/;
+
+/**
+ * The function library of a script: `includes` (its includes' code, inlined) at the top, run
+ * once when the library loads; per-call state set, and the guard and `own` code run, in the
+ * registered function (named `fn` by a hash of the code).
+ */
+function library(name: string, flags: string[], includes: string, own: string, facts: string) {
+  const top: string[] = [];
+  const reset: string[] = [];
+  const perCall: string[] = [];
+  let inBlock = false;
+  for (const line of includes.split("\n")) {
+    if (/^--- @per-call-begin/.test(line)) inBlock = true;
+    else if (/^--- @per-call-end/.test(line)) inBlock = false;
+    else if (inBlock) perCall.push(line);
+    else {
+      const m = PER_CALL.exec(line);
+      if (m) {
+        top.push(`local ${m[1]}`);
+        reset.push(`${m[1]} = ${m[2]}`);
+      } else top.push(line);
+    }
+  }
+  const flagList = flags.map((f) => `'${f}'`).join(", ");
+  const code = withoutComments([
+    facts,
+    ...top,
+    "local function resetCall(KEYS, ARGV)",
+    ...reset,
+    "end",
+    `redis.register_function{function_name = FN, flags = {${flagList}}, callback = function(KEYS, ARGV)`,
+    "resetCall(KEYS, ARGV)",
+    ...perCall,
+    own,
+    "end}",
+  ].join("\n"));
+  const fn = `skedulr_${createHash("sha1").update(code).digest("hex").slice(0, 10)}_${name}`;
+  return {
+    fn,
+    library: `#!lua name=${fn}\n${code.replace("function_name = FN", `function_name = '${fn}'`)}\n`,
+  };
+}
+
 /** One script file made into its generated entry; `file` is checked like every script's. */
 function bundle(dir: string, file: string, includes: Map<string, LuaFile>) {
   const m = NAME.exec(file);
@@ -109,10 +163,15 @@ function bundle(dir: string, file: string, includes: Map<string, LuaFile>) {
   }
   const shebang = flags.length ? `#!lua flags=${flags.join(",")}\n` : "";
   const code = inline(script, includes, new Set());
-  const source = shebang +
-    withoutComments(
-      code.replace(FACTS_MARK, () => usedFacts(body(includes.get("facts")!.source), code)),
-    ) + "\n";
+  const facts = usedFacts(body(includes.get("facts")!.source), code);
+  const source = shebang + withoutComments(code.replace(FACTS_MARK, () => facts)) + "\n";
+  // The same code split for a function library: the includes, then the script's own lines.
+  const lines = raw.replace(/^--\[\[[\s\S]*?\]\]\n/, "").split("\n");
+  const includeLines = lines.filter((l) => INCLUDE.test(l));
+  const own = lines.filter((l) => !INCLUDE.test(l)).join("\n");
+  const included = inline({ ...script, source: includeLines.join("\n") }, includes, new Set())
+    .replace(FACTS_MARK, "");
+  const lib = dir === LUA_DIR ? library(m[1], flags, included, own, facts) : null;
   if (/redis\.call\(\s*['"]TIME['"]/i.test(source)) {
     throw new Error(`${dir}/${file}: scripts take now from the caller; never call TIME`);
   }
@@ -120,7 +179,11 @@ function bundle(dir: string, file: string, includes: Map<string, LuaFile>) {
     throw new Error(`${dir}/${file}: never use KEYS`);
   }
   const entry = `  ${m[1]}: {\n    name: ${JSON.stringify(m[1])},\n    numKeys: ${m[2]},\n` +
-    `    source:\n      ${JSON.stringify(source)},\n  },`;
+    `    source:\n      ${JSON.stringify(source)},\n` +
+    (lib
+      ? `    fn: ${JSON.stringify(lib.fn)},\n    library:\n      ${JSON.stringify(lib.library)},\n`
+      : "") +
+    "  },";
   return { name: m[1], script, entry };
 }
 

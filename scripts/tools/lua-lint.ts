@@ -105,6 +105,19 @@ export function lintLua(
   };
 
   const helpers = [...includes.values()].filter((f) => !f.path.endsWith("/facts.lua"));
+  // A function library runs an include's top level once: state a call changes must be reset.
+  for (const f of helpers) {
+    for (const line of f.source.split("\n")) {
+      const m = /^local ([\w, ]+?) = (.*)$/.exec(line);
+      if (!m || /--- @per-call\s*$/.test(line)) continue;
+      if (/\{\s*\}|\bKEYS\b|\bARGV\b/.test(codeOnly(m[2]))) {
+        problems.push(
+          `${f.path}: "${line.trim()}" is state a call may change: mark it --- @per-call ` +
+            "(lua-bundle.ts resets it at the start of every function call)",
+        );
+      }
+    }
+  }
   for (const f of [...scripts, ...migrations, ...helpers]) {
     const text = codeOf(f);
     const local = declared(text);

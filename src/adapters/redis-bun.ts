@@ -76,6 +76,7 @@ export type BunRedisTransportOptions = Record<string, unknown> & LinkOptions;
  */
 export class BunRedisTransport implements RedisTransport {
   readonly name = "bun";
+  readonly functions = true;
   readonly #url: string;
   readonly #options: Record<string, unknown>;
   readonly #Ctor: BunRedisCtor;

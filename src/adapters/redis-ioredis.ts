@@ -48,6 +48,7 @@ function reconnectDelay(attempt: number): number {
  */
 export class IoredisTransport implements RedisTransport {
   readonly name = "ioredis";
+  readonly functions = true;
   readonly #client: Redis;
   readonly #options: RedisOptions;
   readonly #url: string;

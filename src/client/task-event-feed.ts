@@ -34,7 +34,10 @@ export interface TaskEventFeedOptions {
 }
 
 export interface TaskEventFeed {
-  /** Resolves once the resume's buffered events were delivered (at once without `after`). */
+  /**
+   * Resolves once the feed is live (every event from then on reaches it) and a resume's
+   * buffered events were delivered.
+   */
   readonly ready: Promise<void>;
   close(): void;
 }
@@ -61,12 +64,13 @@ export function openTaskEventFeed(
     const wanted = fresh.filter(match);
     if (wanted.length) options.onEvents(wanted);
   };
-  const off = store.subscribeTaskEvents((events, missed) => {
+  const subscription = store.subscribeTaskEvents((events, missed) => {
     if (held) held.push({ events, missed });
     else deliver(events, missed);
   });
 
   const resume = async () => {
+    await subscription.ready;
     if (!options.after) return;
     try {
       // Bounded: the buffer holds at most TASK_EVENT_BUFFER batches of TASK_EVENT_CHUNK.
@@ -90,7 +94,7 @@ export function openTaskEventFeed(
     ready: resume(),
     close() {
       closed = true;
-      off();
+      subscription.close();
     },
   };
 }

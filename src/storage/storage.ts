@@ -69,6 +69,7 @@ import type {
   StorageStats,
   TaskEventListener,
   TaskEventPage,
+  TaskEventSubscription,
   TaskFilter,
 } from "./types.ts";
 
@@ -377,11 +378,12 @@ export interface EventSource {
 
   /**
    * Listens to task events (src/core/task-event.ts) of every process, in order, as batches
-   * are recorded; returns the unsubscribe function. A batch the live channel lost is read
-   * from the buffer before the next one is delivered; one gone from the buffer too is
-   * reported as `missed`. Costs nothing while no task changes.
+   * are recorded: every batch recorded after the subscription's `ready` resolved (and maybe
+   * some before). A batch the live channel lost is read from the buffer before the next one
+   * is delivered; one gone from the buffer too is reported as `missed`. Costs nothing while
+   * no task changes.
    */
-  subscribeTaskEvents(listener: TaskEventListener): () => void;
+  subscribeTaskEvents(listener: TaskEventListener): TaskEventSubscription;
 
   /**
    * The buffered task events after event id `after`, oldest first, at most `limit`

@@ -240,6 +240,16 @@ export interface HistoryRetention {
  */
 export type TaskEventListener = (events: TaskEvent[], missed: boolean) => void;
 
+/**
+ * A subscription to task events: `ready` resolves once every event recorded from then on
+ * will be delivered (a subscription over the network takes a round trip to be in place);
+ * `close` ends it.
+ */
+export interface TaskEventSubscription {
+  ready: Promise<void>;
+  close(): void;
+}
+
 /** Buffered task events after a given one; `missed`: some right after it were dropped. */
 export interface TaskEventPage {
   events: TaskEvent[];

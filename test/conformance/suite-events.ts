@@ -8,8 +8,8 @@ import { type Harness, harness, type StorageFactory } from "./harness.ts";
 import type { TaskEvent, TaskEventFeedOptions } from "../../src/mod.ts";
 import { gate } from "../../scripts/tools/wait.ts";
 
-/** A feed's events, kept; `missed` counts its onMissed calls. */
-function collect(h: Harness, options: Omit<TaskEventFeedOptions, "onEvents"> = {}) {
+/** A live feed's events, kept; `missed` counts its onMissed calls. */
+async function collect(h: Harness, options: Omit<TaskEventFeedOptions, "onEvents"> = {}) {
   const events: TaskEvent[] = [];
   let missed = 0;
   const feed = h.s.taskEvents({
@@ -17,6 +17,7 @@ function collect(h: Harness, options: Omit<TaskEventFeedOptions, "onEvents"> = {
     onEvents: (batch) => events.push(...batch),
     onMissed: () => missed++,
   });
+  await feed.ready;
   return { events, feed, missed: () => missed };
 }
 
@@ -28,7 +29,7 @@ export function eventsSuite(backend: string, factory: StorageFactory): void {
   describe(`${backend}: task events`, () => {
     it("tells a task's life in order, each event once: created, started, progress, retrying, succeeded", async () => {
       const h = await harness(factory);
-      const c = collect(h);
+      const c = await collect(h);
       try {
         h.s.register("flaky", async (_p, ctx) => {
           await ctx.progress(50);
@@ -76,7 +77,7 @@ export function eventsSuite(backend: string, factory: StorageFactory): void {
 
     it("tells of dead, cancelled (queued and running), expired and resubmitted tasks", async () => {
       const h = await harness(factory);
-      const c = collect(h);
+      const c = await collect(h);
       try {
         h.s.register("fail", () => {
           throw new Error("no");
@@ -118,8 +119,8 @@ export function eventsSuite(backend: string, factory: StorageFactory): void {
 
     it("filters by task id, type, pool and kind", async () => {
       const h = await harness(factory, { pools: { default: 4, other: 4 } });
-      const byKind = collect(h, { filter: { kinds: ["succeeded"], pools: ["other"] } });
-      const all = collect(h);
+      const byKind = await collect(h, { filter: { kinds: ["succeeded"], pools: ["other"] } });
+      const all = await collect(h);
       try {
         h.s.register("a", () => 1);
         h.s.register("b", () => 2);
@@ -129,8 +130,8 @@ export function eventsSuite(backend: string, factory: StorageFactory): void {
           await h.s.submit({ type: "a", pool: "other" }),
         ];
         for (const id of ids) await h.until(id, "succeeded");
-        const byId = collect(h, { after: all.events[0].eventId, filter: { ids: [ids[2]] } });
-        const byType = collect(h, { after: all.events[0].eventId, filter: { types: ["b"] } });
+        const byId = await collect(h, { after: all.events[0].eventId, filter: { ids: [ids[2]] } });
+        const byType = await collect(h, { after: all.events[0].eventId, filter: { types: ["b"] } });
         await Promise.all([byId.feed.ready, byType.feed.ready]);
         await h.eventually(() => byKind.events.length === 2, "both succeeded in pool other");
         assert.deepEqual(byKind.events.map((e) => e.id).sort(), [ids[1], ids[2]].sort());
@@ -148,7 +149,7 @@ export function eventsSuite(backend: string, factory: StorageFactory): void {
 
     it("resumes after an event id with every later event once, then goes on live", async () => {
       const h = await harness(factory);
-      const live = collect(h);
+      const live = await collect(h);
       try {
         h.s.register("t", () => "ok");
         const first = await h.s.submit({ type: "t" });
@@ -158,7 +159,7 @@ export function eventsSuite(backend: string, factory: StorageFactory): void {
         await h.until(second, "succeeded");
         await h.eventually(() => live.events.length === 6, "six events");
         // A reader that saw only the first task's start resumes from there.
-        const resumed = collect(h, { after: live.events[1].eventId });
+        const resumed = await collect(h, { after: live.events[1].eventId });
         await resumed.feed.ready;
         assert.deepEqual(resumed.events, live.events.slice(2));
         const third = await h.s.submit({ type: "t" });
@@ -168,7 +169,7 @@ export function eventsSuite(backend: string, factory: StorageFactory): void {
         assert.equal(resumed.missed(), 0);
         resumed.feed.close();
         // Events that happen while a resume reads the buffer arrive live too: each once.
-        const racing = collect(h, { after: live.events[1].eventId });
+        const racing = await collect(h, { after: live.events[1].eventId });
         const fourth = await h.s.submit({ type: "t" });
         await racing.feed.ready;
         await h.until(fourth, "succeeded");
@@ -178,7 +179,7 @@ export function eventsSuite(backend: string, factory: StorageFactory): void {
         assert.deepEqual(racing.events.slice(0, 8), live.events.slice(2, 10));
         racing.feed.close();
         // An id this store never gave (e.g. from before a reset) says events were missed.
-        const stranger = collect(h, { after: "999999999/0" });
+        const stranger = await collect(h, { after: "999999999/0" });
         await stranger.feed.ready;
         assert.equal(stranger.missed(), 1);
         stranger.feed.close();
@@ -190,7 +191,7 @@ export function eventsSuite(backend: string, factory: StorageFactory): void {
 
     it("records nothing while the deployment's events are off", async () => {
       const h = await harness(factory, { storageOptions: { taskEvents: false } });
-      const c = collect(h);
+      const c = await collect(h);
       try {
         h.s.register("t", () => "ok");
         const id = await h.s.submit({ type: "t" });

@@ -186,13 +186,13 @@ async function run(seed: number, steps: number) {
   // Task events in order, without their ids (the stores number their batches differently:
   // a Redis call is one batch, a memory burst another).
   const taskEvents: string[][] = [[], []];
-  stores.forEach((s, i) =>
+  await Promise.all(stores.map((s, i) =>
     s.subscribeTaskEvents((batch) => {
       for (const { eventId: _, ...e } of batch) {
         taskEvents[i].push(JSON.stringify(e, Object.keys(e).sort()));
       }
-    })
-  );
+    }).ready
+  ));
   let now = Date.UTC(2026, 0, 5);
   let n = 0;
   const ids: string[] = [];

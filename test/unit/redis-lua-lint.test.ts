@@ -1,7 +1,8 @@
 /**
  * The checks gen-lua.ts runs over the Lua sources (scripts/tools/lua-lint.ts): each file
  * includes what it names and names what it includes, every script runs the layout guard,
- * and values the generated facts own are never copied by hand.
+ * values the generated facts own are never copied by hand, and state a call changes is
+ * marked so a function library resets it.
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -18,7 +19,7 @@ function file(path: string, source: string): LuaFile {
 const INCLUDES = new Map(
   [
     ["facts", "local LAYOUT = '1'\nlocal Code = {ok = 0}\n"],
-    ["prefix", '--- @include "facts"\nlocal P = KEYS[1]\nif LAYOUT then end\n'],
+    ["prefix", '--- @include "facts"\nlocal P = KEYS[1] --- @per-call\nif LAYOUT then end\n'],
     ["tkey", '--- @include "prefix"\nlocal function tkey(id) return P .. id end\n'],
     ["values", "local function text(n) return n end\n"],
   ].map(([name, source]) => [name, file(`includes/${name}.lua`, source)]),
@@ -73,5 +74,20 @@ describe("Lua lint", () => {
     for (const [code, why] of copies) {
       assert.match(problems(`--- @include "prefix"\n${code}\n`), why, code);
     }
+  });
+
+  it("asks for state a call changes to be marked per call", () => {
+    const unmarked = new Map(INCLUDES);
+    unmarked.set(
+      "bump",
+      file("includes/bump.lua", "local BUMPS = {}\nlocal function bump() return BUMPS end\n"),
+    );
+    let message = "";
+    try {
+      lintLua([file("s-1.lua", '--- @include "bump"\nreturn bump()\n')], unmarked);
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    assert.match(message, /includes\/bump\.lua: "local BUMPS = \{\}" is state a call may change/);
   });
 });

@@ -43,7 +43,8 @@ describe("redis task events", () => {
   it("reads a batch whose message was lost from the stream, in order, before the next", async () => {
     const s = await open(uniquePrefix("tev"));
     const got: { events: TaskEvent[]; missed: boolean }[] = [];
-    const off = s.subscribeTaskEvents((events, missed) => got.push({ events, missed }));
+    const sub = s.subscribeTaskEvents((events, missed) => got.push({ events, missed }));
+    await sub.ready;
     try {
       // The subscription must be live before the first batch: wait for one to arrive.
       await eventually(async () => {
@@ -58,7 +59,7 @@ describe("redis task events", () => {
       assert.equal(got.at(-2)!.events[0].eventId, `${lost}/0`);
       assert.ok(got.every((b) => !b.missed), "nothing was missed: the stream had it");
     } finally {
-      off();
+      sub.close();
       await s.close();
     }
   });
@@ -66,7 +67,8 @@ describe("redis task events", () => {
   it("reports a batch gone from the stream too as missed, and resuming past it says so", async () => {
     const s = await open(uniquePrefix("tev"));
     const got: { events: TaskEvent[]; missed: boolean }[] = [];
-    const off = s.subscribeTaskEvents((events, missed) => got.push({ events, missed }));
+    const sub = s.subscribeTaskEvents((events, missed) => got.push({ events, missed }));
+    await sub.ready;
     try {
       let warm = 0;
       await eventually(async () => {
@@ -85,7 +87,7 @@ describe("redis task events", () => {
       assert.equal(page.missed, true);
       assert.deepEqual(page.events.map((e) => e.id), ["after"]);
     } finally {
-      off();
+      sub.close();
       await s.close();
     }
   });
@@ -94,7 +96,8 @@ describe("redis task events", () => {
     const prefix = uniquePrefix("tev");
     const [a, b] = [await open(prefix), await open(prefix)];
     const seen: TaskEvent[] = [];
-    const off = a.subscribeTaskEvents((events) => seen.push(...events));
+    const sub = a.subscribeTaskEvents((events) => seen.push(...events));
+    await sub.ready;
     try {
       await eventually(async () => {
         await b.enqueue({ tasks: [newTask(`t${seen.length}-${Date.now()}`, T0)], now: T0 });
@@ -102,7 +105,7 @@ describe("redis task events", () => {
       }, "b's event on a");
       assert.equal(seen[0].kind, "created");
     } finally {
-      off();
+      sub.close();
       await a.close();
       await b.close();
     }

@@ -22,19 +22,22 @@ const ev = (eventId: string, id = "t1"): TaskEvent => ({
 /** A store whose buffer read answers when the test says, and whose live side it feeds. */
 function controlledStore() {
   let live: TaskEventListener | null = null;
-  let answer!: (page: TaskEventPage) => void;
+  let answer: ((page: TaskEventPage) => void) | null = null;
+  let early: TaskEventPage | null = null;
   const reads: string[] = [];
   return {
     subscribeTaskEvents(listener: TaskEventListener) {
       live = listener;
-      return () => (live = null);
+      return { ready: Promise.resolve(), close: () => (live = null) };
     },
     taskEventsAfter(after: string) {
       reads.push(after);
+      if (early) return Promise.resolve(early);
       return new Promise<TaskEventPage>((resolve) => (answer = resolve));
     },
     push: (events: TaskEvent[], missed = false) => live?.(events, missed),
-    answer: (page: TaskEventPage) => answer(page),
+    /** The buffer read's answer: at once if the feed asked already, else when it asks. */
+    answer: (page: TaskEventPage) => (answer ? answer(page) : (early = page)),
     reads,
   };
 }

@@ -31,6 +31,7 @@ import type {
   StorageStats,
   TaskEventListener,
   TaskEventPage,
+  TaskEventSubscription,
   TaskFilter,
 } from "../types.ts";
 import { AttemptLog } from "./history.ts";
@@ -121,8 +122,8 @@ export class MemoryStorage extends QueueForwarder implements Storage {
     return this.#events.add(listener);
   }
 
-  subscribeTaskEvents(listener: TaskEventListener): () => void {
-    return this.#taskEvents.subscribe(listener);
+  subscribeTaskEvents(listener: TaskEventListener): TaskEventSubscription {
+    return { ready: Promise.resolve(), close: this.#taskEvents.subscribe(listener) };
   }
 
   taskEventsAfter(after: string, limit: number): Promise<TaskEventPage> {

@@ -30,6 +30,7 @@ import type {
   StorageStats,
   TaskEventListener,
   TaskEventPage,
+  TaskEventSubscription,
   TaskFilter,
 } from "../types.ts";
 import { decodeTask } from "./codec.ts";
@@ -110,10 +111,11 @@ export class RedisStorage extends QueueForwarder implements Storage {
 
   async init(): Promise<void> {
     if (this.#options.checkEvictionPolicy !== false) await checkEvictionPolicy(this.#ctx.transport);
-    // Warm the script cache so the first calls skip the NOSCRIPT round trip; best effort.
-    await this.#ctx.transport.pipeline(
-      Object.values(SCRIPTS).map((s) => ["SCRIPT", "LOAD", this.#ctx.runner.source(s)]),
-    ).catch(() => {});
+    // Load the function libraries (or warm the script cache) so the first calls skip a round
+    // trip, and drop other releases' libraries; best effort.
+    const scripts = Object.values(SCRIPTS);
+    await this.#ctx.runner.warm(scripts).catch(() => {});
+    await this.#ctx.runner.dropOtherLibraries(scripts).catch(() => {});
     // Migrates an older store and stamps the layout; refuses one this code cannot read.
     await ensureLayout(this.#ctx);
     const meta = keys.meta(this.#ctx.prefix);
@@ -151,7 +153,7 @@ export class RedisStorage extends QueueForwarder implements Storage {
     return this.#events.add(listener);
   }
 
-  subscribeTaskEvents(listener: TaskEventListener): () => void {
+  subscribeTaskEvents(listener: TaskEventListener): TaskEventSubscription {
     return this.#taskEvents.subscribe(listener);
   }
 

@@ -18,7 +18,7 @@ import {
   type RecordedTaskEvent,
   type TaskEvent,
 } from "../../core/task-event.ts";
-import type { TaskEventListener, TaskEventPage } from "../types.ts";
+import type { TaskEventListener, TaskEventPage, TaskEventSubscription } from "../types.ts";
 import type { RedisReply, RedisTransport, Unsubscribe } from "./transport.ts";
 
 /** Stream entries read per XRANGE (each holds up to TASK_EVENT_CHUNK events). */
@@ -34,6 +34,7 @@ export class TaskEventHub {
   readonly #prefix: string;
   readonly #listeners = new Set<TaskEventListener>();
   #subscription: Promise<Unsubscribe> | null = null;
+  #ready: Promise<void> | null = null;
   /** The last batch delivered (null: no message since the subscription opened). */
   #last: number | null = null;
   /** The highest batch a message announced. */
@@ -52,22 +53,45 @@ export class TaskEventHub {
     return `${this.#prefix}tevents`;
   }
 
-  subscribe(listener: TaskEventListener): () => void {
+  get #seqKey(): string {
+    return `${this.#prefix}tevseq`;
+  }
+
+  subscribe(listener: TaskEventListener): TaskEventSubscription {
     this.#listeners.add(listener);
-    this.#subscription ??= this.#transport.subscribe(this.#stream, (m) => this.#receive(m));
-    this.#subscription.catch(() => {
-      this.#subscription = null;
-    });
-    return () => {
-      this.#listeners.delete(listener);
-      if (this.#listeners.size === 0) void this.stop();
+    this.#ready ??= this.#start();
+    return {
+      ready: this.#ready,
+      close: () => {
+        this.#listeners.delete(listener);
+        if (this.#listeners.size === 0) void this.stop();
+      },
     };
+  }
+
+  /**
+   * Takes the stream's position, subscribes, then reads what came between the two: a batch
+   * published before the subscription was in place is read from the stream all the same.
+   */
+  async #start(): Promise<void> {
+    try {
+      const seq = async () => Number(await this.#transport.send(["GET", this.#seqKey]) ?? 0);
+      this.#last ??= await seq();
+      this.#subscription = this.#transport.subscribe(this.#stream, (m) => this.#receive(m));
+      await this.#subscription;
+      this.#receive(String(await seq()));
+    } catch {
+      // Not in place: the next subscriber tries again.
+      this.#subscription = null;
+      this.#ready = null;
+    }
   }
 
   async stop(): Promise<void> {
     this.#listeners.clear();
     const sub = this.#subscription;
     this.#subscription = null;
+    this.#ready = null;
     this.#last = null;
     this.#target = 0;
     if (sub) await (await sub.catch(() => null))?.();
@@ -94,7 +118,7 @@ export class TaskEventHub {
     }
     if (!read) {
       // Nothing after it: fine, unless the store never numbered that far (reset since).
-      const seq = Number(await this.#transport.send(["GET", `${this.#prefix}tevseq`]) ?? 0);
+      const seq = Number(await this.#transport.send(["GET", this.#seqKey]) ?? 0);
       missed = from.batch > seq;
     }
     return { events: events.slice(0, limit), missed };

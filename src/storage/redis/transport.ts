@@ -65,6 +65,13 @@ export interface RedisTransport {
    * a full server may refuse finishing work too (see docs/RELIABILITY.md).
    */
   readonly scriptFlags?: boolean;
+  /**
+   * Whether scripts may run as Redis 7 functions (FUNCTION LOAD once, then FCALL): true only
+   * for a client of one server (the TCP adapters). A function lives on the server it was
+   * loaded on, so a cluster client or a REST endpoint leaves it unset and scripts run as
+   * EVALSHA; a server that turns out to lack FCALL is used that way too.
+   */
+  readonly functions?: boolean;
   /** Sends one command, e.g. `["HGET", key, field]`, and resolves with its normalised reply. */
   send(cmd: string[]): Promise<RedisReply>;
   /**
@@ -159,4 +166,14 @@ export function pairsToObject(reply: RedisReply): Record<string, string> {
 /** True when `error` is a server reply that says the script cache lacks a script. */
 export function isNoScript(error: unknown): boolean {
   return error instanceof RedisCommandError && /^NOSCRIPT\b/i.test(error.message);
+}
+
+/** True for the error of an FCALL whose function the server does not have (never loaded, flushed). */
+export function isNoFunction(error: unknown): boolean {
+  return error instanceof RedisCommandError && /^ERR Function not found/i.test(error.message);
+}
+
+/** True for a command the server does not know (FCALL before Redis 7). */
+export function isUnknownCommand(error: unknown): boolean {
+  return error instanceof RedisCommandError && /^ERR unknown command/i.test(error.message);
 }

@@ -1,6 +1,8 @@
 --[[
   getSchedules: schedules with their current mutable fields.
 
+  FLAGS allow-oom      (a read: a full Redis still answers it; as a function, a script
+                       without flags would be refused there as a possible writer)
   KEYS[1]  key prefix `<name>:{<tag>}:`
   ARGV     schedule ids; none means every schedule in creation order
 

@@ -1,6 +1,8 @@
 --[[
   history: one bounded step of the finished-attempts listing, newest first.
 
+  FLAGS allow-oom      (a read: a full Redis still answers it; as a function, a script
+                       without flags would be refused there as a possible writer)
   KEYS[1]  key prefix `<name>:{<tag>}:` (derives history)
   ARGV[1]  upper bound on the history seq: "+inf", or "(<seq>" (exclusive, from a cursor)
   ARGV[2]  attempt statuses wanted, comma-separated, or "" for any

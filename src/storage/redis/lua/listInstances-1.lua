@@ -1,6 +1,8 @@
 --[[
   listInstances: the live instances, in registration order; forgets expired ones.
 
+  FLAGS allow-oom      (a read: a full Redis still answers it; as a function, a script
+                       without flags would be refused there as a possible writer)
   KEYS[1]  key prefix `<name>:{<tag>}:`
   ARGV[1]  now (epoch ms)
 

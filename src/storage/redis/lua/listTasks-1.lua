@@ -1,6 +1,8 @@
 --[[
   listTasks: one bounded step of a task listing, newest first.
 
+  FLAGS allow-oom      (a read: a full Redis still answers it; as a function, a script
+                       without flags would be refused there as a possible writer)
   KEYS[1]  key prefix `<name>:{<tag>}:`
   ARGV[1]  index: "all", or "status:<status>" when the filter names one indexed status
            (waiting, dead, cancelled)

@@ -1,6 +1,8 @@
 --[[
   stats: the counters behind Storage.stats(), read in one consistent snapshot.
 
+  FLAGS allow-oom      (a read: a full Redis still answers it; as a function, a script
+                       without flags would be refused there as a possible writer)
   KEYS[1]  key prefix `<name>:{<tag>}:`
   ARGV     none
 

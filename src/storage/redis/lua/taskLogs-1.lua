@@ -1,6 +1,8 @@
 --[[
   taskLogs: a page of a task's log lines, oldest first (see includes/task-logs.lua).
 
+  FLAGS allow-oom      (a read: a full Redis still answers it; as a function, a script
+                       without flags would be refused there as a possible writer)
   KEYS[1]  key prefix `<name>:{<tag>}:`
   ARGV[1]  task id
   ARGV[2]  cursor: the index, among all lines the task kept, to start at (lines dropped

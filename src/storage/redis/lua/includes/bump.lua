@@ -2,7 +2,7 @@
   Counter deltas, summed over the script and written by done().
 ]]
 
-local BUMPS = {}
+local BUMPS = {} --- @per-call
 local function bump(key, field, delta)
   local h = BUMPS[key]
   if not h then

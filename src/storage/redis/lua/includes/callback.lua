@@ -14,7 +14,7 @@
 
 -- Pools this script queued a callback in: a claim of one reads its queue again (claim-1.lua),
 -- as the embedded store's claim meets such a callback in its heap.
-local callbackQueued = {}
+local callbackQueued = {} --- @per-call
 
 -- The task's `cb` field is "<initials of its statuses>:<pool>" (codec.ts callbackField);
 -- t.cb is false when load() found none, nil when it was not loaded. The callback's id counts

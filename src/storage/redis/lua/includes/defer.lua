@@ -7,7 +7,7 @@
 -- history, durations:<type>) are deferred and sent by done() as one command per key and
 -- kind, in the order they were made: from Lua every redis.call has a fixed cost several
 -- times that of adding one member, and a batch of 50 completions made ~5 such calls each.
-local DEFERRED, deferredKeys = {}, {}
+local DEFERRED, deferredKeys = {}, {} --- @per-call
 local function defer(cmd, key, a, b)
   local ops = DEFERRED[key]
   if not ops then

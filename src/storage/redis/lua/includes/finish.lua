@@ -22,7 +22,7 @@
 -- waits in the `cascades` list for continueCascades(). A parent with unsettled children
 -- leaves the finished index meanwhile, so row retention cannot delete the children list the
 -- cascade still reads. Each entry: {parentId, status, offset, fromList}.
-local cascadeQueue, cascadeHead, cascadeBudget, draining = {}, 1, CASCADE_BUDGET, false
+local cascadeQueue, cascadeHead, cascadeBudget, draining = {}, 1, CASCADE_BUDGET, false --- @per-call
 local INITIAL = {succeeded = 's', dead = 'd', cancelled = 'c', expired = 'e'}
 local FROM_INITIAL = {s = 'succeeded', d = 'dead', c = 'cancelled', e = 'expired'}
 local drainCascades

@@ -9,7 +9,7 @@
 --- @include "bump"
 
 -- Keys whose state this call changed in FLOWS only: flowFlush writes them, once.
-local FLOW_DIRTY = {}
+local FLOW_DIRTY = {} --- @per-call
 
 -- A key forgotten while idle gets back the limits its task `body` was submitted with.
 local function flowRestore(key, f, body, now)

@@ -46,10 +46,10 @@ local RATE_FLAG, PARKED_FLAG = FLAG_SPAN, 2 * FLAG_SPAN
 local RUN_CAP = RUN_SPAN - 1
 
 -- Per call: key -> {par, rate, per, run, parked, stateKey}; every change writes through.
-local FLOWS = {}
+local FLOWS = {} --- @per-call
 
 -- Parsed flowl values, by text: keys mostly share a few (parsing costs ~1 us a key).
-local LIMITS = {}
+local LIMITS = {} --- @per-call
 
 -- The key's state as stored in flow:<key>.
 local function flowPacked(f)
@@ -139,12 +139,12 @@ local function flowRoom(key, f, now)
   return math.min((f.par or RUN_CAP) - f.run, tokens), nil
 end
 
-local MARKER_SEQ = string.format(SEQ_FORMAT, 0)
+local MARKER_SEQ = string.format(SEQ_FORMAT, 0) --- @per-call
 
 -- Per claim: the earliest wake of the keys it armed or found armed, and the keys it took
 -- rate tokens of. The claim answers the earliest of those keys' wakes, so its worker's own
 -- timer wakes a key it drained (another process's promoteDue may have armed it).
-local FLOW_ARMED, FLOW_RATED = nil, {}
+local FLOW_ARMED, FLOW_RATED = nil, {} --- @per-call
 
 -- The earliest such wake since the last call of this (nil: none), and forgets them.
 local function flowArmed()

@@ -17,8 +17,8 @@ local function isOne(v) return v == '1' end
 local function loaded(v) return v or false end
 -- How each loaded field is read; a field not listed stays text (absent: nil).
 local READ = {
-  workerId = str, attempt = tonumber, startedAt = num, key = str, children = isOne,
-  maxRetries = tonumber, priority = num, seq = num, order = num, runAt = num, claimSeq = str,
+  workerId = str, attempt = num, startedAt = num, key = str, children = isOne,
+  maxRetries = num, priority = num, seq = num, order = num, runAt = num, claimSeq = str,
   cb = loaded,
 }
 

@@ -4,7 +4,7 @@
 --- @include "prefix"
 --- @include "seq"
 
-local usedPools = {}
+local usedPools = {} --- @per-call
 local function usePool(pool)
   if not usedPools[pool] then
     usedPools[pool] = true

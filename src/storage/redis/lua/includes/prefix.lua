@@ -90,17 +90,18 @@
 ]]
 --- @include "facts"
 
-local P = KEYS[1]
+local P = KEYS[1] --- @per-call
 
 -- The deployment records no task events (meta has `events`, set by a node started with
 -- them off: src/storage/redis/task-events.ts); read with the layout, so it costs no command.
-local EVENTS_OFF = false
+local EVENTS_OFF = false --- @per-call
 
 -- A script built for one layout refuses a store in another before it reads or writes
 -- anything: a node of an older release never misreads or damages a migrated store.
 -- A store with neither a stamp nor a seq counter has never held a task: it is stamped with
 -- this code's layout on its first call, so a deployment that never runs init() (the
 -- Cloudflare Worker alone) still gets one.
+--- @per-call-begin
 do
   local meta = redis.call('HMGET', P .. 'meta', 'layout', 'events')
   local found = meta[1]
@@ -122,3 +123,4 @@ do
       'meta, this code speaks layout ' .. LAYOUT .. ': ' .. advice .. ' (docs/UPGRADING.md)')
   end
 end
+--- @per-call-end

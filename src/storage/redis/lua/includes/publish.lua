@@ -5,7 +5,7 @@
 
 local function publish(event) redis.call('PUBLISH', P .. 'events', cjson.encode(event)) end
 
-local announced = {}
+local announced = {} --- @per-call
 local function announceReady(pool)
   if not announced[pool] then
     announced[pool] = true

@@ -9,10 +9,10 @@
 --- @include "done"
 
 -- Scripts that finish tasks set these from their ARGV; the default keeps everything.
-local RETENTION = {maxAgeMs = math.huge, maxCount = math.huge}
+local RETENTION = {maxAgeMs = math.huge, maxCount = math.huge} --- @per-call
 -- The latest `now` of the script's transitions, and what they did that retention trims.
-local NOW = 0
-local recorded, finishedAny, sampledTypes = false, false, {}
+local NOW = 0 --- @per-call
+local recorded, finishedAny, sampledTypes = false, false, {} --- @per-call
 
 -- History retention: the newest maxCount attempts, none older than maxAgeMs.
 local function trimHistory(now)

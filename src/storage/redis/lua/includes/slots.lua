@@ -6,7 +6,7 @@
 --- @include "prefix"
 --- @include "publish"
 
-local globalLimited = {}
+local globalLimited = {} --- @per-call
 local function slotFreed(pool)
   if announced[pool] then return end
   local limited = globalLimited[pool]

@@ -19,9 +19,9 @@
 --- @include "done"
 
 -- The call's events as values ("\n" between two), and how many there are.
-local TASK_EVENTS, TASK_EVENT_LEN, TASK_EVENT_COUNT = {}, 0, 0
+local TASK_EVENTS, TASK_EVENT_LEN, TASK_EVENT_COUNT = {}, 0, 0 --- @per-call
 -- Where each chunk of TASK_EVENT_CHUNK events ends among the values.
-local TASK_EVENT_CUTS = {}
+local TASK_EVENT_CUTS = {} --- @per-call
 
 -- Records one event of task `id`; `v1`, `v2`: its kind's own values (see above).
 local function taskEvent(kind, id, type, pool, now, v1, v2)
