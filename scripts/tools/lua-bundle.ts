@@ -28,6 +28,14 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { luaFactsSource } from "../../src/storage/redis/lua-facts.ts";
 import { codeOnly, lintLua, type LuaFile } from "./lua-lint.ts";
+import {
+  GUARD,
+  libraryCode,
+  type LuaPieces,
+  PER_CALL,
+  type ScriptPieces,
+  scriptSource,
+} from "../../src/storage/redis/lua-assemble.ts";
 
 export const LUA_DIR = "src/storage/redis/lua";
 export const INCLUDES_DIR = `${LUA_DIR}/includes`;
@@ -40,7 +48,6 @@ const NAME = /^([a-z][A-Za-z]*)-(\d+)\.lua$/;
 const INCLUDE = /^--- @include "([\w-]+)"\s*$/;
 const FLAGS = /^\s*FLAGS\s+([a-z-]+(?:,[a-z-]+)*)(?:\s|$)/m;
 const KNOWN_FLAGS = new Set(["allow-oom", "no-writes", "allow-stale", "no-cluster"]);
-const FACTS_MARK = "\u0000facts\u0000";
 
 /** The text of facts.lua as generated now (the file on disk may be stale). */
 export const generateFacts = luaFactsSource;
@@ -67,31 +74,6 @@ function body(source: string): string {
   return source.replace(/^--\[\[[\s\S]*?\]\]\n/, "").trimEnd();
 }
 
-function inline(file: LuaFile, all: Map<string, LuaFile>, seen: Set<string>): string {
-  return file.source.trimEnd().split("\n").flatMap((line) => {
-    const m = INCLUDE.exec(line);
-    if (!m) return [line];
-    if (seen.has(m[1])) return [];
-    seen.add(m[1]);
-    const inc = all.get(m[1]);
-    if (!inc) {
-      throw new Error(
-        `${file.path}: cannot include "${m[1]}": ${INCLUDES_DIR}/${m[1]}.lua does not exist`,
-      );
-    }
-    if (m[1] === "facts") return [FACTS_MARK];
-    return [inline({ ...inc, source: body(inc.source) }, all, seen)];
-  }).join("\n");
-}
-
-/** The facts lines whose names `code` uses. */
-function usedFacts(facts: string, code: string): string {
-  return facts.split("\n").filter((line) => {
-    const name = /^local (\w+) =/.exec(line)?.[1];
-    return name !== undefined && new RegExp(`\\b${name}\\b`).test(code);
-  }).join("\n");
-}
-
 /**
  * The code alone, unindented: the .lua files are the documented source, and comments and
  * indentation would be half of every script loaded into Redis, sent on a NOSCRIPT fallback,
@@ -102,52 +84,43 @@ function withoutComments(lua: string): string {
     .join("\n");
 }
 
-const PER_CALL = /^local ([\w, ]+?) = (.+?)\s+--- @per-call\s*$/;
-
-/**
- * The function library of a script: `includes` (its includes' code, inlined) at the top, run
- * once when the library loads; per-call state set, and the guard and `own` code run, in the
- * registered function (named `fn` by a hash of the code).
- */
-function library(name: string, flags: string[], includes: string, own: string, facts: string) {
-  const top: string[] = [];
-  const reset: string[] = [];
-  const perCall: string[] = [];
-  let inBlock = false;
-  for (const line of includes.split("\n")) {
-    if (/^--- @per-call-begin/.test(line)) inBlock = true;
-    else if (/^--- @per-call-end/.test(line)) inBlock = false;
-    else if (inBlock) perCall.push(line);
-    else {
-      const m = PER_CALL.exec(line);
-      if (m) {
-        top.push(`local ${m[1]}`);
-        reset.push(`${m[1]} = ${m[2]}`);
-      } else top.push(line);
-    }
+/** An include's or a script's code, comments left out, per-call lines marked (lua-assemble.ts). */
+function pieceCode(source: string): string {
+  const marked: string[] = [];
+  let guard = false;
+  for (const line of source.split("\n")) {
+    if (/^--- @per-call-begin/.test(line)) guard = true;
+    else if (/^--- @per-call-end/.test(line)) guard = false;
+    else if (/--- @per-call\s*$/.test(line)) {
+      marked.push(PER_CALL + line.replace(/\s*--- @per-call\s*$/, ""));
+    } else marked.push(guard ? GUARD + line : line);
   }
-  const flagList = flags.map((f) => `'${f}'`).join(", ");
-  const code = withoutComments([
-    facts,
-    ...top,
-    "local function resetCall(KEYS, ARGV)",
-    ...reset,
-    "end",
-    `redis.register_function{function_name = FN, flags = {${flagList}}, callback = function(KEYS, ARGV)`,
-    "resetCall(KEYS, ARGV)",
-    ...perCall,
-    own,
-    "end}",
-  ].join("\n"));
-  const fn = `skedulr_${createHash("sha1").update(code).digest("hex").slice(0, 10)}_${name}`;
-  return {
-    fn,
-    library: `#!lua name=${fn}\n${code.replace("function_name = FN", `function_name = '${fn}'`)}\n`,
-  };
+  return withoutComments(marked.join("\n"));
 }
 
-/** One script file made into its generated entry; `file` is checked like every script's. */
-function bundle(dir: string, file: string, includes: Map<string, LuaFile>) {
+/** A script's includes, each once, each after the ones it includes itself. */
+function includeOrder(
+  file: LuaFile,
+  all: Map<string, LuaFile>,
+  seen = new Set<string>(),
+): string[] {
+  const order: string[] = [];
+  for (const name of file.includes) {
+    if (seen.has(name)) continue;
+    seen.add(name);
+    const inc = all.get(name);
+    if (!inc) {
+      throw new Error(
+        `${file.path}: cannot include "${name}": ${INCLUDES_DIR}/${name}.lua does not exist`,
+      );
+    }
+    order.push(...includeOrder(inc, all, seen), name);
+  }
+  return order;
+}
+
+/** One script file made into its pieces; `file` is checked like every script's. */
+function bundle(dir: string, file: string, includes: Map<string, LuaFile>, lua: LuaPieces) {
   const m = NAME.exec(file);
   if (!m) throw new Error(`${dir}/${file}: name it <camelOp>-<numKeys>.lua`);
   const script = parse(join(dir, file), readFileSync(join(dir, file), "utf8"));
@@ -161,63 +134,83 @@ function bundle(dir: string, file: string, includes: Map<string, LuaFile>) {
   for (const flag of flags) {
     if (!KNOWN_FLAGS.has(flag)) throw new Error(`${dir}/${file}: unknown script flag ${flag}`);
   }
-  const shebang = flags.length ? `#!lua flags=${flags.join(",")}\n` : "";
-  const code = inline(script, includes, new Set());
-  const facts = usedFacts(body(includes.get("facts")!.source), code);
-  const source = shebang + withoutComments(code.replace(FACTS_MARK, () => facts)) + "\n";
-  // The same code split for a function library: the includes, then the script's own lines.
-  const lines = raw.replace(/^--\[\[[\s\S]*?\]\]\n/, "").split("\n");
-  const includeLines = lines.filter((l) => INCLUDE.test(l));
-  const own = lines.filter((l) => !INCLUDE.test(l)).join("\n");
-  const included = inline({ ...script, source: includeLines.join("\n") }, includes, new Set())
-    .replace(FACTS_MARK, "");
-  const lib = dir === LUA_DIR ? library(m[1], flags, included, own, facts) : null;
+  const order = includeOrder(script, includes).filter((n) => n !== "facts");
+  const own = pieceCode(raw.split("\n").filter((l) => !INCLUDE.test(l)).join("\n"));
+  const code = [...order.map((n) => lua.includes[n]), own].join("\n");
+  const facts = Object.keys(lua.facts).filter((f) => new RegExp(`\\b${f}\\b`).test(code));
+  const pieces: ScriptPieces = {
+    name: m[1],
+    numKeys: Number(m[2]),
+    flags,
+    facts,
+    includes: order,
+    own,
+  };
+  const source = scriptSource(lua, pieces);
   if (/redis\.call\(\s*['"]TIME['"]/i.test(source)) {
     throw new Error(`${dir}/${file}: scripts take now from the caller; never call TIME`);
   }
   if (dir === LUA_DIR && /['"]KEYS['"]\s*,/.test(source)) {
     throw new Error(`${dir}/${file}: never use KEYS`);
   }
-  const entry = `  ${m[1]}: {\n    name: ${JSON.stringify(m[1])},\n    numKeys: ${m[2]},\n` +
-    `    source:\n      ${JSON.stringify(source)},\n` +
-    (lib
-      ? `    fn: ${JSON.stringify(lib.fn)},\n    library:\n      ${JSON.stringify(lib.library)},\n`
-      : "") +
-    "  },";
-  return { name: m[1], script, entry };
+  // A function is named by its code, so two releases' libraries live side by side.
+  const hash = createHash("sha1").update(libraryCode(lua, pieces, "FN")).digest("hex").slice(0, 10);
+  const withFn = dir === LUA_DIR ? { ...pieces, fn: `skedulr_${hash}_${m[1]}` } : pieces;
+  return { name: m[1], script, pieces: withFn };
 }
 
 const luaFiles = (dir: string) => readdirSync(dir).filter((f) => f.endsWith(".lua")).sort();
 
 export function generate(): string {
   const includes = readIncludes();
-  const bundled = luaFiles(LUA_DIR).map((f) => bundle(LUA_DIR, f, includes));
-  const migrations = luaFiles(MIGRATIONS_DIR).map((f) => bundle(MIGRATIONS_DIR, f, includes));
-  const scripts = bundled.map((b) => b.script);
-  const entries = bundled.map((b) => b.entry);
-  lintLua(scripts, includes, migrations.map((b) => b.script));
+  const lua: LuaPieces = {
+    facts: Object.fromEntries(
+      body(includes.get("facts")!.source).split("\n").flatMap((line) => {
+        const name = /^local (\w+) =/.exec(line)?.[1];
+        return name ? [[name, withoutComments(line)]] : [];
+      }),
+    ),
+    includes: Object.fromEntries(
+      [...includes].filter(([name]) => name !== "facts").map((
+        [name, f],
+      ) => [
+        name,
+        pieceCode(body(f.source).split("\n").filter((l) => !INCLUDE.test(l)).join("\n")),
+      ]),
+    ),
+  };
+  const bundled = luaFiles(LUA_DIR).map((f) => bundle(LUA_DIR, f, includes, lua));
+  const migrations = luaFiles(MIGRATIONS_DIR).map((f) => bundle(MIGRATIONS_DIR, f, includes, lua));
+  lintLua(bundled.map((b) => b.script), includes, migrations.map((b) => b.script));
   const names = bundled.map((b) => JSON.stringify(b.name));
+  const pieces = (list: typeof bundled) =>
+    list.map((b) => `  ${b.name}: ${JSON.stringify(b.pieces)},`).join("\n");
   return `/**
- * @module scripts.generated — the Lua scripts of ./lua/, inlined, comments left out. Generated
- * by scripts/tools/gen-lua.ts: do not edit; edit the .lua files and run
+ * @module scripts.generated — the Lua of ./lua/ in pieces, comments left out: the facts and
+ * each include once, each script's own code, what it includes and its function's name.
+ * lua-assemble.ts builds each script (and its function library) from them on first use.
+ * Generated by scripts/tools/gen-lua.ts: do not edit; edit the .lua files and run
  * \`bun scripts/tools/gen-lua.ts\`.
  */
+import { assembleScripts, type LuaPieces } from "./lua-assemble.ts";
 import type { LuaScript } from "./script-runner.ts";
 
 /** Every script's name (declared, so the package's types need not carry the sources). */
 export type ScriptName =
   | ${names.join("\n  | ")};
 
-export const SCRIPTS: Readonly<Record<ScriptName, LuaScript>> = {
-${entries.join("\n")}
-};
+const LUA: LuaPieces = ${JSON.stringify(lua, null, 1)};
+
+export const SCRIPTS: Readonly<Record<ScriptName, LuaScript>> = assembleScripts(LUA, {
+${pieces(bundled)}
+});
 
 /**
  * Scripts run only by migrations (src/storage/redis/migrations.ts): they read a store of the
  * layout before this code's, so they check the stamp themselves instead of the guard.
  */
-export const MIGRATION_SCRIPTS: Readonly<Record<string, LuaScript>> = {
-${migrations.map((b) => b.entry).join("\n")}
-};
+export const MIGRATION_SCRIPTS: Readonly<Record<string, LuaScript>> = assembleScripts(LUA, {
+${pieces(migrations)}
+});
 `;
 }

@@ -84,7 +84,10 @@ describe("the npm package, installed from its tarball", () => {
     const tarball = join(dir, report.filename);
     await run("npm", ["install", tarball, "--no-audit", "--no-fund", "--prefer-offline"], dir);
     console.log(`package: ${sizes(report, join(dir, "node_modules"))}`);
-    assert.ok(report.size < 600_000, `the tarball is ${report.size} bytes packed (goal < 600 KB)`);
+    // 479 kB at 0.2.0; task events, logs, callbacks and the function libraries' assembler
+    // took it past 600 kB (628 kB): the bound moves with them, and still catches a bundle
+    // shipped twice (the generated Lua in both forms was 679 kB).
+    assert.ok(report.size < 650_000, `the tarball is ${report.size} bytes packed (goal < 650 KB)`);
   };
   before(() => {
     ready = setUp();

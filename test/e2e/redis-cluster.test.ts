@@ -275,7 +275,7 @@ describe("many worker processes on one Redis", () => {
         // second (ten wheel ticks): the API-only node must send no promotion at all.
         const seen = await countCommandsUntil(server.port, () => Date.now() > t0 + 800, 5_000);
         assert.deepEqual(
-          seen.byCommand.filter(([name]) => name === "evalsha:promoteDue"),
+          seen.byCommand.filter(([name]) => name === "script:promoteDue"),
           [],
           "an API-only node promotes nothing",
         );

@@ -38,10 +38,10 @@ describe("an idle worker process on Redis", () => {
     // Watch until the backstop poll has claimed POLLS times (one every 5 s): a window set by
     // what the worker does, not a fixed sleep.
     const polls = (seen: CommandCount) =>
-      seen.byCommand.find(([name]) => name === "evalsha:claim")?.[1] ?? 0;
+      seen.byCommand.find(([name]) => name === "script:claim")?.[1] ?? 0;
     const seen = await countCommandsUntil(server.port, (s) => polls(s) >= POLLS, 30_000);
     // One claim call per backstop poll (5 s) for every pool and lane together, +1 at start.
-    const claims = seen.byCommand.find(([name]) => name === "evalsha:claim")?.[1] ?? 0;
+    const claims = seen.byCommand.find(([name]) => name === "script:claim")?.[1] ?? 0;
     assert.ok(claims <= Math.ceil(seen.seconds / 5) + 1, `${claims} claim calls`);
     const rate = seen.total / seen.seconds;
     console.log(
@@ -59,7 +59,7 @@ describe("an idle worker process on Redis", () => {
     try {
       await eventually(() => stream.frames.some((f) => f.event === "open"), "the stream opens");
       const polls = (seen: CommandCount) =>
-        seen.byCommand.find(([name]) => name === "evalsha:claim")?.[1] ?? 0;
+        seen.byCommand.find(([name]) => name === "script:claim")?.[1] ?? 0;
       const seen = await countCommandsUntil(server.port, (s) => polls(s) >= 2, 30_000);
       const names = seen.byCommand.map(([name]) => name);
       console.log(`  idle with a stream open: ${names.join(", ")} in ${seen.seconds.toFixed(1)} s`);

@@ -14,7 +14,7 @@ export interface CommandCount {
   /** Commands sent by clients during the window (the monitoring connection excluded). */
   total: number;
   seconds: number;
-  /** Per command, EVALSHA as `evalsha:<script name>`, most frequent first. */
+  /** Per command, a script's call (EVALSHA or FCALL) as `script:<script name>`, most frequent first. */
   byCommand: [string, number][];
 }
 
@@ -53,7 +53,10 @@ async function watch(
   expose: (snapshot: () => CommandCount) => void,
 ): Promise<CommandCount> {
   const names = new Map<string, string>();
-  for (const s of Object.values(SCRIPTS)) names.set(await scriptSha(s.source), s.name);
+  for (const s of Object.values(SCRIPTS)) {
+    names.set(await scriptSha(s.source), s.name);
+    if (s.fn) names.set(s.fn, s.name);
+  }
   const counts = new Map<string, number>();
   let total = 0;
   let buffer = "";
@@ -75,7 +78,7 @@ async function watch(
       const m = /^\+[\d.]+ \[\d+ ([^\]]+)\] "([^"]+)"(?: "([^"]*)")?/.exec(line);
       if (!m || m[1] === "lua") continue;
       let name = m[2].toLowerCase();
-      if (name === "evalsha") name = `evalsha:${names.get(m[3] ?? "") ?? "?"}`;
+      if (name === "evalsha" || name === "fcall") name = `script:${names.get(m[3] ?? "") ?? "?"}`;
       counts.set(name, (counts.get(name) ?? 0) + 1);
       total++;
       onCommand(snapshot());
