@@ -266,8 +266,8 @@ export const MUTANTS: Mutant[] = [
     id: "oom-refuses-completion",
     why: "a full Redis refuses submits but not completions (allow-oom)",
     file: "scripts/tools/lua-bundle.ts",
-    find: 'const shebang = flags.length ? `#!lua flags=${flags.join(",")}\\n` : "";',
-    replace: 'const shebang = "";',
+    find: 'const flags = FLAGS.exec(raw.slice(0, raw.indexOf("]]")))?.[1].split(",") ?? [];',
+    replace: "const flags: string[] = [];",
     tests: ["test/unit/redis-oom.test.ts"],
   },
   {
@@ -749,8 +749,9 @@ export const MUTANTS: Mutant[] = [
     id: "debounce-keeps-first-payload",
     why: "a debounced burst runs with its last submit's payload",
     file: "src/storage/redis/lua/enqueue-1.lua",
-    find: "'maxRetries', t.maxRetries, 'payload', t.payload, 'body', t.body}",
-    replace: "'maxRetries', t.maxRetries, 'body', t.body}",
+    find:
+      "  if t.payload ~= '' then\n    fields[#fields + 1] = 'payload'\n    fields[#fields + 1] = t.payload\n  else\n    redis.call('HDEL', tkey(burst.id), 'payload')\n  end\n",
+    replace: "",
     tests: [REDIS],
     filter: "runs a burst once",
   },
@@ -971,8 +972,10 @@ export const MUTANTS: Mutant[] = [
     id: "callback-snapshot-before-ending",
     why: "a callback carries the final record: its snapshot is taken after the ending",
     file: "src/storage/redis/lua/includes/finish.lua",
-    find: "  move(t, status, now, fields)\n  addCallback(t, status, now)",
-    replace: "  addCallback(t, status, now)\n  move(t, status, now, fields)",
+    find:
+      "  move(t, status, now, fields)\n  taskEvent(status, t.id, t.type, t.pool, now, t.attempt)\n  addCallback(t, status, now)",
+    replace:
+      "  addCallback(t, status, now)\n  move(t, status, now, fields)\n  taskEvent(status, t.id, t.type, t.pool, now, t.attempt)",
     tests: [REDIS],
     filter: "callbacks",
   },
@@ -1007,7 +1010,7 @@ export const MUTANTS: Mutant[] = [
   {
     id: "function-keeps-call-state",
     why: "a function call starts from fresh per-call state (the counters' pending bumps)",
-    file: "scripts/tools/lua-bundle.ts",
+    file: "src/storage/redis/lua-assemble.ts",
     find: "reset.push(`${m[1]} = ${m[2]}`);",
     replace: "reset.push(m[1] === 'P' ? `P = KEYS[1]` : '');",
     tests: [REDIS],
