@@ -854,7 +854,7 @@ export const MUTANTS: Mutant[] = [
     why: "a claim records each task's `started` event with its attempt",
     file: "src/storage/redis/lua/claim-1.lua",
     find: "taskEvent('started', id, v[TYPE], pool, now, attempt)",
-    replace: "local _ = attempt",
+    replace: "if attempt < 0 then taskEvent('started', id, v[TYPE], pool, now, attempt) end",
     tests: [REDIS],
     filter: "tells a task's life in order",
   },

@@ -104,7 +104,12 @@ async function runMutant(dir: string, m: Mutant): Promise<Outcome> {
   const t0 = performance.now();
   try {
     const gen = generator(m);
-    if (gen) await run(dir, ["bun", gen], 60_000);
+    const made = gen ? await run(dir, ["bun", gen], 60_000) : null;
+    if (made && made.code !== 0) {
+      // The generated code would still be the original's: the mutant could only survive.
+      const why = made.output.trim().split("\n").slice(-3).join(" ");
+      return { mutant: m, killed: false, seconds: 0, note: `${gen} refused the mutant: ${why}` };
+    }
     const cmd = ["bun", "test", "--timeout", "30000", ...m.tests];
     if (m.filter) cmd.push("-t", m.filter);
     const r = await run(dir, cmd, TEST_TIMEOUT_MS);
