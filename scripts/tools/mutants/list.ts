@@ -114,6 +114,15 @@ export const MUTANTS: Mutant[] = [
     filter: "batch of completions moves back only",
   },
   {
+    id: "submit-keeps-stale-key-tokens",
+    why: "a submit batch that changes a flow key's rate twice unparks under the latest limits",
+    file: "src/storage/redis/lua/includes/flow-limits.lua",
+    find: "  f.tokensAt = nil\n",
+    replace: "",
+    tests: [REDIS],
+    filter: "flow control within one call",
+  },
+  {
     id: "pool-drops-later-wake",
     why: "a pool claims at every wake its claims asked for, not only the earliest",
     file: "src/worker/pool.ts",
