@@ -120,7 +120,16 @@ export const MUTANTS: Mutant[] = [
     find: "  f.tokensAt = nil\n",
     replace: "",
     tests: [REDIS],
-    filter: "flow control within one call",
+    filter: "its steps in order",
+  },
+  {
+    id: "claim-ignores-work-its-expiry-queued",
+    why: "a claim that expires a task takes the work that ending queued, in priority order",
+    file: "src/storage/redis/lua/claim-1.lua",
+    find: "reread = queuedIn[pool]",
+    replace: "reread = false",
+    tests: [REDIS],
+    filter: "a claim (that expires a task|takes the child)",
   },
   {
     id: "pool-drops-later-wake",

@@ -1,7 +1,7 @@
 /**
- * @module suite-flow-batches — flow control keys inside one store call: a submit batch that
- * changes a key's limits twice, and a claim whose expiries queue new work. Each call must
- * decide as if its steps ran one after the other (found by the differential test).
+ * @module suite-call-order — one store call decides as if its steps ran one after the other:
+ * a submit batch that changes a flow key's limits twice, a claim whose expiries queue new
+ * work ahead of what it read. Found by the differential test (test/unit/redis-differential).
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -18,8 +18,8 @@ const fc = (parallelism: number | null, rate: number, periodMs: number): FlowCon
   periodMs,
 });
 
-export function flowBatchesSuite(backend: string, factory: StorageFactory): void {
-  describe(`${backend}: flow control within one call`, () => {
+export function callOrderSuite(backend: string, factory: StorageFactory): void {
+  describe(`${backend}: one call, its steps in order`, () => {
     it("a batch whose last task shortens the key's period starts its rate-parked tasks", async () => {
       const h = await harness(factory, { start: false });
       try {
@@ -78,6 +78,46 @@ export function flowBatchesSuite(backend: string, factory: StorageFactory): void
         assert.deepEqual(stats.flowKeys.map(({ key, running, parked }) => ({ key, running, parked })), [
           { key: "batch", running: 1, parked: 2 },
         ]);
+      } finally {
+        await h.close();
+      }
+    });
+
+    it("a claim that expires a task takes the child its expiry queued", async () => {
+      const h = await harness(factory, { start: false });
+      try {
+        await h.storage.enqueue({
+          tasks: [
+            newTask("late", T0, { expiresAt: T0 + 100 }),
+            newTask("rescue", T0, { onFailureOf: "late" }),
+          ],
+          now: T0,
+        });
+        const claimed = await h.storage.claim({ pool: "default", max: 2, owner, now: T0 + 200 });
+        assert.equal((await h.storage.get("late"))?.status, "expired");
+        assert.deepEqual(claimed.map((t) => t.id), ["rescue"]);
+      } finally {
+        await h.close();
+      }
+    });
+
+    it("a claim takes the child its expiry queued in priority order, before what it read", async () => {
+      const h = await harness(factory, { start: false });
+      try {
+        // One slot for the key: whichever of `rescue` and `low` is taken first runs.
+        const slot = { key: "one", parallelism: 1, rate: null, periodMs: null };
+        await h.storage.enqueue({
+          tasks: [
+            newTask("late", T0, { priority: 1, expiresAt: T0 + 100 }),
+            newTask("low", T0, { flowControl: slot }),
+            newTask("also", T0),
+            newTask("rescue", T0, { priority: 2, onFailureOf: "late", flowControl: slot }),
+          ],
+          now: T0,
+        });
+        const claimed = await h.storage.claim({ pool: "default", max: 2, owner, now: T0 + 200 });
+        assert.deepEqual(claimed.map((t) => t.id), ["rescue", "also"]);
+        assert.equal((await h.storage.get("low"))?.waitingFor, "parallelism");
       } finally {
         await h.close();
       }
