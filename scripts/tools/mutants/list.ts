@@ -132,6 +132,15 @@ export const MUTANTS: Mutant[] = [
     filter: "a claim (that expires a task|takes the child)",
   },
   {
+    id: "dedupe-key-collected-at-its-ttl",
+    why: "a dedupe key holds for its ttl on the callers' clock, whatever Redis's clock says",
+    file: "src/storage/redis/lua/enqueue-1.lua",
+    find: "int(ttl + SUBMIT_KEY_GRACE_MS))",
+    replace: "ttl)",
+    tests: [REDIS],
+    filter: "however far the store's own moved",
+  },
+  {
     id: "pool-drops-later-wake",
     why: "a pool claims at every wake its claims asked for, not only the earliest",
     file: "src/worker/pool.ts",
