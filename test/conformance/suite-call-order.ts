@@ -23,9 +23,10 @@ export function callOrderSuite(backend: string, factory: StorageFactory): void {
     it("a batch whose last task shortens the key's period starts its rate-parked tasks", async () => {
       const h = await harness(factory, { start: false });
       try {
-        const tasks = Array.from({ length: 4 }, (_, i) => newTask(`r${i}`, T0, {
-          flowControl: fc(null, 2, 1_000),
-        }));
+        const tasks = Array.from({ length: 4 }, (_, i) =>
+          newTask(`r${i}`, T0, {
+            flowControl: fc(null, 2, 1_000),
+          }));
         await h.storage.enqueue({ tasks, now: T0 });
         const first = await h.storage.claim({ pool: "default", max: 10, owner, now: T0 });
         assert.deepEqual(first.map((t) => t.id), ["r0", "r1"]);
@@ -53,9 +54,10 @@ export function callOrderSuite(backend: string, factory: StorageFactory): void {
     it("a batch whose last task lowers the key's rate moves back only what the new rate allows", async () => {
       const h = await harness(factory, { start: false });
       try {
-        const tasks = Array.from({ length: 6 }, (_, i) => newTask(`p${i}`, T0, {
-          flowControl: fc(1, 5, 1_000),
-        }));
+        const tasks = Array.from({ length: 6 }, (_, i) =>
+          newTask(`p${i}`, T0, {
+            flowControl: fc(1, 5, 1_000),
+          }));
         await h.storage.enqueue({ tasks, now: T0 });
         const first = await h.storage.claim({ pool: "default", max: 10, owner, now: T0 });
         assert.deepEqual(first.map((t) => t.id), ["p0"]);
@@ -75,9 +77,12 @@ export function callOrderSuite(backend: string, factory: StorageFactory): void {
         }
         assert.deepEqual(waits, [null, null, null, "parallelism", "parallelism"]);
         const stats = await h.storage.stats();
-        assert.deepEqual(stats.flowKeys.map(({ key, running, parked }) => ({ key, running, parked })), [
-          { key: "batch", running: 1, parked: 2 },
-        ]);
+        assert.deepEqual(
+          stats.flowKeys.map(({ key, running, parked }) => ({ key, running, parked })),
+          [
+            { key: "batch", running: 1, parked: 2 },
+          ],
+        );
       } finally {
         await h.close();
       }
