@@ -218,8 +218,8 @@ export const MUTANTS: Mutant[] = [
     id: "stall-spends-attempt",
     why: "a stalled attempt spends no retry",
     file: "src/storage/memory/moves.ts",
-    find: "  requeue(row: Row, now: number): void {\n    row.attempt--;",
-    replace: "  requeue(row: Row, now: number): void {\n    row.attempt -= 0;",
+    find: "    this.event(kind, row, now, { attempt: row.attempt });\n    row.attempt--;",
+    replace: "    this.event(kind, row, now, { attempt: row.attempt });\n    row.attempt -= 0;",
     tests: [MEMORY],
     filter: "cannot renew",
   },
@@ -998,8 +998,10 @@ export const MUTANTS: Mutant[] = [
     id: "callback-snapshot-before-ending",
     why: "a callback carries the final record: its snapshot is taken after the ending",
     file: "src/storage/redis/lua/includes/finish.lua",
-    find: "  move(t, status, now, fields)\n  addCallback(t, status, now)",
-    replace: "  addCallback(t, status, now)\n  move(t, status, now, fields)",
+    find:
+      "  move(t, status, now, fields)\n  taskEvent(status, t.id, t.type, t.pool, now, t.attempt)\n  addCallback(t, status, now)",
+    replace:
+      "  addCallback(t, status, now)\n  move(t, status, now, fields)\n  taskEvent(status, t.id, t.type, t.pool, now, t.attempt)",
     tests: [REDIS],
     filter: "callbacks",
   },
