@@ -34,7 +34,7 @@ export class StepEvents {
   /** Ended steps not compared yet, per store. */
   readonly #memorySteps = new Map<number, Set<string>>();
   readonly #redisSteps = new Map<number, Set<string>>();
-  #waiting: { step: number; back: ReturnType<typeof gate> } | null = null;
+  #waiting: { step: number; back: () => void } | null = null;
   readonly #unsubscribe: Promise<() => Promise<void>>;
 
   constructor(memory: Storage, transport: RedisTransport, channel: string) {
@@ -46,7 +46,8 @@ export class StepEvents {
       if (e[MARKER] === undefined) return void this.#redis.add(text(e));
       this.#redisSteps.set(e[MARKER], this.#redis);
       this.#redis = new Set();
-      if (e[MARKER] === this.#waiting?.step) this.#waiting.back.open();
+      const waiting = this.#waiting;
+      if (waiting && e[MARKER] === waiting.step) waiting.back();
     });
   }
 
@@ -62,7 +63,7 @@ export class StepEvents {
   async firstDifference(step: number, timeoutMs = 2_000): Promise<StepDifference | null> {
     if (!this.#redisSteps.has(step)) {
       const back = gate();
-      this.#waiting = { step, back };
+      this.#waiting = { step, back: () => back.open() };
       let timer: ReturnType<typeof setTimeout> | undefined;
       const late = new Promise((_, reject) => {
         timer = setTimeout(() => reject(new Error(`step ${step}: marker not back`)), timeoutMs);
