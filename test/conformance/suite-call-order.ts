@@ -5,11 +5,13 @@
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { harness, type StorageFactory, T0 } from "./harness.ts";
+import { type StorageFactory, T0 } from "./harness.ts";
 import { newTask } from "../../scripts/tools/new-task.ts";
 import type { FlowControl } from "../../src/core/task.ts";
+import type { Storage } from "../../src/storage/storage.ts";
 
 const owner = { workerId: "w", leaseMs: 60_000 };
+const pool = "default";
 
 const fc = (parallelism: number | null, rate: number, periodMs: number): FlowControl => ({
   key: "batch",
@@ -18,100 +20,94 @@ const fc = (parallelism: number | null, rate: number, periodMs: number): FlowCon
   periodMs,
 });
 
+const waits = async (s: Storage, ids: string[]) =>
+  await Promise.all(ids.map(async (id) => (await s.get(id))?.waitingFor));
+
 export function callOrderSuite(backend: string, factory: StorageFactory): void {
-  describe(`${backend}: one call, its steps in order`, () => {
-    it("a batch whose last task shortens the key's period starts its rate-parked tasks", async () => {
-      const h = await harness(factory, { start: false });
+  /** A scenario on a fresh store, driven directly: no worker claims behind the test's back. */
+  const scenario = (name: string, body: (s: Storage) => Promise<void>) =>
+    it(name, async () => {
+      const { storage, dispose } = await factory();
       try {
-        const tasks = Array.from({ length: 4 }, (_, i) =>
-          newTask(`r${i}`, T0, {
-            flowControl: fc(null, 2, 1_000),
-          }));
-        await h.storage.enqueue({ tasks, now: T0 });
-        const first = await h.storage.claim({ pool: "default", max: 10, owner, now: T0 });
+        await body(storage);
+      } finally {
+        await dispose();
+      }
+    });
+
+  describe(`${backend}: one call, its steps in order`, () => {
+    scenario(
+      "a batch whose last task shortens the key's period starts its rate-parked tasks",
+      async (s) => {
+        const tasks = ["r0", "r1", "r2", "r3"].map((id) =>
+          newTask(id, T0, { flowControl: fc(null, 2, 1_000) })
+        );
+        await s.enqueue({ tasks, now: T0 });
+        const first = await s.claim({ pool, max: 10, owner, now: T0 });
         assert.deepEqual(first.map((t) => t.id), ["r0", "r1"]);
-        assert.equal((await h.storage.get("r2"))?.waitingFor, "rate");
-        // Half a second on, the first task of the batch keeps the 1 s period (no token
-        // free); the second shortens it to 400 ms: both starts left the window.
+        assert.deepEqual(await waits(s, ["r2", "r3"]), ["rate", "rate"]);
+        // Half a second on, the batch's first task keeps the 1 s period (no token free); its
+        // second shortens it to 400 ms: both starts have left the window.
         const now = T0 + 500;
-        await h.storage.enqueue({
+        await s.enqueue({
           tasks: [
             newTask("x", now, { flowControl: fc(null, 2, 1_000) }),
             newTask("y", now, { flowControl: fc(null, 2, 400) }),
           ],
           now,
         });
-        for (const id of ["r2", "r3"]) {
-          assert.equal((await h.storage.get(id))?.waitingFor, null, `${id} is no longer parked`);
-        }
-        const next = await h.storage.claim({ pool: "default", max: 10, owner, now });
+        assert.deepEqual(await waits(s, ["r2", "r3"]), [null, null], "no longer parked");
+        const next = await s.claim({ pool, max: 10, owner, now });
         assert.deepEqual(next.map((t) => t.id), ["r2", "r3"]);
-      } finally {
-        await h.close();
-      }
-    });
+      },
+    );
 
-    it("a batch whose last task lowers the key's rate moves back only what the new rate allows", async () => {
-      const h = await harness(factory, { start: false });
-      try {
-        const tasks = Array.from({ length: 6 }, (_, i) =>
-          newTask(`p${i}`, T0, {
-            flowControl: fc(1, 5, 1_000),
-          }));
-        await h.storage.enqueue({ tasks, now: T0 });
-        const first = await h.storage.claim({ pool: "default", max: 10, owner, now: T0 });
+    scenario(
+      "a batch whose last task lowers the key's rate moves back only what it allows",
+      async (s) => {
+        const ids = ["p0", "p1", "p2", "p3", "p4", "p5"];
+        const tasks = ids.map((id) => newTask(id, T0, { flowControl: fc(1, 5, 1_000) }));
+        await s.enqueue({ tasks, now: T0 });
+        const first = await s.claim({ pool, max: 10, owner, now: T0 });
         assert.deepEqual(first.map((t) => t.id), ["p0"]);
-        // The first task of the batch raises parallelism to 3 (two parked tasks go back);
-        // the second raises it to 4 but lowers the rate to 2 (one start logged: one more).
+        // The batch's first task raises parallelism to 3 (two parked tasks go back); its
+        // second raises it to 4 but lowers the rate to 2 (one start logged: one more).
         const now = T0 + 1;
-        await h.storage.enqueue({
+        await s.enqueue({
           tasks: [
             newTask("x", now, { flowControl: fc(3, 5, 1_000) }),
             newTask("y", now, { flowControl: fc(4, 2, 1_000) }),
           ],
           now,
         });
-        const waits = [];
-        for (const id of ["p1", "p2", "p3", "p4", "p5"]) {
-          waits.push((await h.storage.get(id))?.waitingFor);
-        }
-        assert.deepEqual(waits, [null, null, null, "parallelism", "parallelism"]);
-        const stats = await h.storage.stats();
-        assert.deepEqual(
-          stats.flowKeys.map(({ key, running, parked }) => ({ key, running, parked })),
-          [
-            { key: "batch", running: 1, parked: 2 },
-          ],
-        );
-      } finally {
-        await h.close();
-      }
+        const parked = ["parallelism", "parallelism"];
+        assert.deepEqual(await waits(s, ids.slice(1)), [null, null, null, ...parked]);
+        const { flowKeys } = await s.stats();
+        assert.deepEqual(flowKeys.map(({ key, running, parked }) => ({ key, running, parked })), [
+          { key: "batch", running: 1, parked: 2 },
+        ]);
+      },
+    );
+
+    scenario("a claim that expires a task takes the child its expiry queued", async (s) => {
+      await s.enqueue({
+        tasks: [
+          newTask("late", T0, { expiresAt: T0 + 100 }),
+          newTask("rescue", T0, { onFailureOf: "late" }),
+        ],
+        now: T0,
+      });
+      const claimed = await s.claim({ pool, max: 2, owner, now: T0 + 200 });
+      assert.equal((await s.get("late"))?.status, "expired");
+      assert.deepEqual(claimed.map((t) => t.id), ["rescue"]);
     });
 
-    it("a claim that expires a task takes the child its expiry queued", async () => {
-      const h = await harness(factory, { start: false });
-      try {
-        await h.storage.enqueue({
-          tasks: [
-            newTask("late", T0, { expiresAt: T0 + 100 }),
-            newTask("rescue", T0, { onFailureOf: "late" }),
-          ],
-          now: T0,
-        });
-        const claimed = await h.storage.claim({ pool: "default", max: 2, owner, now: T0 + 200 });
-        assert.equal((await h.storage.get("late"))?.status, "expired");
-        assert.deepEqual(claimed.map((t) => t.id), ["rescue"]);
-      } finally {
-        await h.close();
-      }
-    });
-
-    it("a claim takes the child its expiry queued in priority order, before what it read", async () => {
-      const h = await harness(factory, { start: false });
-      try {
+    scenario(
+      "a claim takes the child its expiry queued in priority order, before what it read",
+      async (s) => {
         // One slot for the key: whichever of `rescue` and `low` is taken first runs.
         const slot = { key: "one", parallelism: 1, rate: null, periodMs: null };
-        await h.storage.enqueue({
+        await s.enqueue({
           tasks: [
             newTask("late", T0, { priority: 1, expiresAt: T0 + 100 }),
             newTask("low", T0, { flowControl: slot }),
@@ -120,12 +116,10 @@ export function callOrderSuite(backend: string, factory: StorageFactory): void {
           ],
           now: T0,
         });
-        const claimed = await h.storage.claim({ pool: "default", max: 2, owner, now: T0 + 200 });
+        const claimed = await s.claim({ pool, max: 2, owner, now: T0 + 200 });
         assert.deepEqual(claimed.map((t) => t.id), ["rescue", "also"]);
-        assert.equal((await h.storage.get("low"))?.waitingFor, "parallelism");
-      } finally {
-        await h.close();
-      }
-    });
+        assert.equal((await s.get("low"))?.waitingFor, "parallelism");
+      },
+    );
   });
 }
