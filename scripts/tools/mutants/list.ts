@@ -141,6 +141,15 @@ export const MUTANTS: Mutant[] = [
     filter: "however far the store's own moved",
   },
   {
+    id: "unpark-publishes-no-ready",
+    why: "a flow key's unparked tasks wake their pool's workers (`ready` in the same call)",
+    file: "src/storage/redis/lua/includes/flow-unpark.lua",
+    find: "        announceReady(pool)\n",
+    replace: "        if pool == '' then announceReady(pool) end\n",
+    tests: ["test/unit/redis-differential.test.ts"],
+    filter: "seed 1",
+  },
+  {
     id: "pool-drops-later-wake",
     why: "a pool claims at every wake its claims asked for, not only the earliest",
     file: "src/worker/pool.ts",
