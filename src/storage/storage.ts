@@ -138,7 +138,8 @@ export interface QueueStore {
    *
    * A task whose `expiresAt` is at or before `now` is never started: the claim ends it
    * `expired` instead (as {@link expireDue} would, in the same atomic call) and takes the
-   * next one, expiring at most 100 (CLAIM_EXPIRED_MAX) per pool and call.
+   * next one in queue order, work that ending queued (an `onFailureOf` child, a callback)
+   * included; expired tasks count towards the scan's bound (FLOW_SCAN_EXTRA past `max`).
    *
    * Flow control keys (a task's `flowControl`): a task whose key has `parallelism` tasks
    * running, or no rate token left at `now`, or older parked tasks (FIFO within a key), is

@@ -26,6 +26,7 @@ import { debounceSuite } from "./suite-debounce.ts";
 import { expirySuite } from "./suite-expiry.ts";
 import { schedulesSuite } from "./suite-schedules.ts";
 import { flowKeysSuite } from "./suite-flow-keys.ts";
+import { callOrderSuite } from "./suite-call-order.ts";
 import { eventsSuite } from "./suite-events.ts";
 import { logsSuite } from "./suite-logs.ts";
 import { logsFaultsSuite } from "./suite-logs-faults.ts";
@@ -69,6 +70,7 @@ describe(backend, () => {
   debounceSuite(backend, rest);
   expirySuite(backend, rest);
   flowKeysSuite(backend, rest);
+  callOrderSuite(backend, rest);
   schedulesSuite(backend, rest);
   eventsSuite(backend, rest);
   logsSuite(backend, rest);

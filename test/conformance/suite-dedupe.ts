@@ -148,6 +148,21 @@ export function dedupeSuite(backend: string, factory: StorageFactory): void {
       }
     });
 
+    it("a key is held for its ttl on the callers' clock, however far the store's own moved", async () => {
+      const { storage, dispose } = await factory();
+      try {
+        const dedupe = { key: "skew", ttlMs: 20 };
+        await storage.enqueue({ tasks: [newTask("a", T0, { dedupe })], now: T0 });
+        // Not a synchronisation: the scenario itself. The store's clock runs 40 ms on while
+        // the callers' moves 10 (a slow caller, or one whose clock runs behind).
+        await new Promise((resolve) => setTimeout(resolve, 40));
+        const hit = await storage.enqueue({ tasks: [newTask("b", T0, { dedupe })], now: T0 + 10 });
+        assert.deepEqual(hit, [{ id: "a", status: "queued", deduplicated: true }]);
+      } finally {
+        await dispose();
+      }
+    });
+
     it("counts only the stored tasks of a batch against the capacity limit", async () => {
       const { storage, dispose } = await factory({ maxUnfinished: 2 });
       try {

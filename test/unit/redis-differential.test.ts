@@ -1,8 +1,9 @@
 /**
  * Differential test: one random sequence of storage operations runs against the embedded
- * store (the reference semantics) and RedisStorage side by side; every result, error and,
- * periodically, the whole observable state (records, listings, stats, history, delayed set,
- * pool controls) must be identical.
+ * store (the reference semantics) and RedisStorage side by side; every result, error, each
+ * step's published events, the task events and, periodically, the whole observable state
+ * (records, listings, stats, history, delayed set, pool controls) must be identical.
+ * Longer hunts, and how to find the step a disagreement starts at: test/helpers/differential.ts.
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -30,6 +31,8 @@ import { testRedisUrl, uniquePrefix } from "../../scripts/tools/redis-server.ts"
 import { eventually } from "../../scripts/tools/wait.ts";
 import { newSchedule, newTask } from "../../scripts/tools/new-task.ts";
 import { prng } from "../../scripts/tools/prng.ts";
+import { StepEvents } from "../helpers/step-events.ts";
+import { DIFF, firstDifferentTask, traced } from "../helpers/differential.ts";
 
 const ALL_ENDINGS: FinalStatus[] = ["succeeded", "dead", "cancelled", "expired"];
 
@@ -177,12 +180,9 @@ async function run(seed: number, steps: number) {
   });
   await redis.init();
   const stores: Storage[] = [memory, redis];
-  // Distinct events seen so far (Redis publishes "ready" once per pool per script, the
+  // Each step's distinct events (Redis publishes "ready" once per pool per script, the
   // embedded store once per task: the sets must agree, not the counts).
-  const events = [new Set<string>(), new Set<string>()];
-  stores.forEach((s, i) =>
-    s.subscribe((e) => events[i].add(JSON.stringify(e, Object.keys(e).sort())))
-  );
+  const events = new StepEvents(memory, transport, `${redis.prefix}events`);
   // Task events in order, without their ids (the stores number their batches differently:
   // a Redis call is one batch, a memory burst another).
   const taskEvents: string[][] = [[], []];
@@ -253,12 +253,14 @@ async function run(seed: number, steps: number) {
     pool: pick(["a", "cb"]),
   });
   const both = async (what: string, op: (s: Storage, store: number) => Promise<unknown>) => {
-    const [a, b] = [await outcome(op(memory, 0)), await outcome(op(redis, 1))];
-    assert.deepEqual(b, a, `seed ${seed}: ${what} differs`);
+    const [a, b] = [await outcome(op(reference, 0)), await outcome(op(redis, 1))];
+    assert.deepEqual(b, a, `seed ${seed}, step ${step}: ${what} differs`);
     return a as { ok?: unknown };
   };
+  let step = 0;
+  const reference = traced(memory, () => step);
   try {
-    for (let step = 0; step < steps; step++) {
+    for (; step < steps; step++) {
       // Often no time passes: ties in time must order alike too.
       now += rnd() < 0.3 ? 0 : Math.floor(rnd() * 400);
       const r = rnd();
@@ -518,13 +520,13 @@ async function run(seed: number, steps: number) {
       } else {
         now += 2_500; // let leases expire
       }
-      if (step % 50 === 49 || step === steps - 1) {
-        const sorted = (set: Set<string>) => [...set].sort().join("\n");
-        await eventually(
-          () => sorted(events[1]) === sorted(events[0]),
-          `seed ${seed}: the same events by step ${step}`,
-          2_000,
-        ).catch(() => assert.equal(sorted(events[1]), sorted(events[0])));
+      await events.endStep(step);
+      if (step % DIFF.checkEvery === DIFF.checkEvery - 1 || step === steps - 1) {
+        const differs = await events.firstDifference(step);
+        if (differs) {
+          const { step: at, memory, redis } = differs;
+          assert.deepEqual(redis, memory, `seed ${seed}, step ${at}: published events differ`);
+        }
         await eventually(
           () => taskEvents[1].length >= taskEvents[0].length,
           `seed ${seed}: the task events by step ${step}`,
@@ -533,7 +535,12 @@ async function run(seed: number, steps: number) {
         assert.deepEqual(taskEvents[1], taskEvents[0], `seed ${seed}: task events by step ${step}`);
         if (step === steps - 1) assert.ok(taskEvents[0].length > 100, "task events were compared");
         const [a, b] = [await snapshot(memory, now), await snapshot(redis, now)];
-        assert.deepEqual(b, a, `seed ${seed}: state after step ${step} differs`);
+        const task = firstDifferentTask(a.all, b.all);
+        assert.deepEqual(
+          b,
+          a,
+          `seed ${seed}: state after step ${step} differs${task ? ` (task ${task} first)` : ""}`,
+        );
         await flowInvariants(redis, transport, a.all, `seed ${seed}, step ${step}`);
         for (const id of ids.slice(-20)) {
           assert.deepEqual(await redis.get(id), await memory.get(id), `seed ${seed}: get(${id})`);
@@ -568,14 +575,17 @@ async function run(seed: number, steps: number) {
       }
     }
   } finally {
+    await events.close();
     await Promise.all(stores.map((s) => s.close()));
   }
 }
 
+// Seeds and steps: DIFF_SEEDS, DIFF_STEPS (test/helpers/differential.ts says how to hunt).
 describe("redis storage mirrors the embedded store", () => {
-  for (const seed of [1, 2, 3, 4]) {
-    it(`random operation sequence, seed ${seed}`, { timeout: 60_000 }, async () => {
-      await run(seed, 600);
+  for (const seed of DIFF.seeds) {
+    const timeout = 60_000 + DIFF.steps * 200;
+    it(`random operation sequence, seed ${seed}`, { timeout }, async () => {
+      await run(seed, DIFF.steps);
     });
   }
 });

@@ -69,11 +69,12 @@ export const keys = {
 };
 
 /**
- * How long a `debounce:<key>` entry outlives its task's runAt before Redis collects it: the
- * entry is only read while now < runAt (the callers' clock), so this only covers a Redis
- * clock ahead of theirs.
+ * How long a `dedupe:<key>` entry outlives its expiry, and a `debounce:<key>` entry its
+ * task's runAt, before Redis collects it (PX, Redis's clock): each is read against the
+ * callers' clock, so this covers a Redis clock that ran further than theirs (a slow caller,
+ * a caller's clock behind). Without it a dedupe key could be gone before its ttl ended.
  */
-export const DEBOUNCE_GRACE_MS = 60_000;
+export const SUBMIT_KEY_GRACE_MS = 60_000;
 
 /** Statuses with their own `status:<status>` index (rare ones); listings of others scan `all`. */
 export const INDEXED_STATUSES: ReadonlySet<TaskStatus> = new Set([

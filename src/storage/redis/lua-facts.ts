@@ -34,7 +34,7 @@ import { FLOW_KEYS_LISTED, FLOW_KEYS_SCAN } from "../types.ts";
 import { CLAIMED_FIELDS } from "./claims.ts";
 import { TASK_ARGS } from "./codec.ts";
 import { Code } from "./codes.ts";
-import { DEBOUNCE_GRACE_MS, INDEXED_STATUSES, SEQ_WIDTH } from "./keys.ts";
+import { INDEXED_STATUSES, SEQ_WIDTH, SUBMIT_KEY_GRACE_MS } from "./keys.ts";
 import { LAYOUT, LAYOUT_ERROR, UNVERSIONED_LAYOUT } from "./layout.ts";
 
 type LuaValue =
@@ -82,7 +82,7 @@ export const LUA_FACTS: readonly LuaFact[] = [
   { name: "CASCADE_BUDGET", value: CASCADE_BUDGET, from: "src/storage/memory/cascade.ts" },
   { name: "DEFAULT_MAX_STALLS", value: DEFAULT_MAX_STALLS, from: "src/core/task.ts" },
   { name: "PRUNED_STATUS", value: PRUNED_STATUS, from: "src/core/task.ts" },
-  { name: "DEBOUNCE_GRACE_MS", value: DEBOUNCE_GRACE_MS, from: "src/storage/redis/keys.ts" },
+  { name: "SUBMIT_KEY_GRACE_MS", value: SUBMIT_KEY_GRACE_MS, from: "src/storage/redis/keys.ts" },
   { name: "FLOW_SCAN_EXTRA", value: FLOW_SCAN_EXTRA, from: "src/storage/memory/flows.ts" },
   { name: "FLOW_UNPARK_BOUND", value: FLOW_UNPARK_BOUND, from: "src/storage/memory/flows.ts" },
   {

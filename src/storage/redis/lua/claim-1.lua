@@ -78,21 +78,22 @@ local function take(now, pool, max, workerId, leaseUntil)
   local expiryDue = anyExpiryDue(now)
   local scanned, want, exhausted = 0, max, false
   -- The first read takes `max` candidates; only a parked or expired one makes it read on
-  -- (what was read is out of ready:<pool> by then, so each read starts at rank 0).
+  -- (what was read is out of ready:<pool> by then, so each read starts at rank 0). An
+  -- expiry that queued a task in the pool (an onFailureOf child, a callback) ends the read:
+  -- that task may sort before the rest of it, which stays in ready:<pool> for the next.
   while #picked < max and scanned < budget do
     local asked = math.min(want, budget - scanned)
     local batch = redis.call('ZRANGE', ready, 0, asked - 1)
     -- A short read took the queue's last candidates: nothing is left to read on.
     exhausted = #batch < asked
     if #batch == 0 then break end
-    callbackQueued[pool] = nil
     local values = {}
     for i = 1, #batch do
       values[i] = redis.call('HMGET', tkey(string.sub(batch[i], SEQ_WIDTH + 1)), unpack(CLAIMED_FIELDS))
     end
-    local gone = {}
+    local gone, reread = {}, false
     for i = 1, #batch do
-      if #picked >= max then break end
+      if #picked >= max or reread then break end
       local member = batch[i]
       local id = string.sub(member, SEQ_WIDTH + 1)
       gone[#gone + 1] = member
@@ -100,8 +101,10 @@ local function take(now, pool, max, workerId, leaseUntil)
       local v = values[i]
       -- Never starts a task past its expiry: it ends expired instead (in the scan's budget).
       if expiryDue and v[STATUS] == 'queued' and expiredBy(v[EXPIRES_AT], at) then
+        queuedIn[pool] = nil
         expireTask(load(id), at)
         v[STATUS] = 'expired'
+        reread = queuedIn[pool]
       end
       -- Members of ready:<pool> are queued tasks; the check guards against a corrupted set.
       if v[STATUS] == 'queued' then
@@ -132,8 +135,8 @@ local function take(now, pool, max, workerId, leaseUntil)
       end
     end
     callChunked('ZREM', ready, gone)
-    -- An expiry here may have queued a callback in this pool: it is a candidate too.
-    if exhausted and not callbackQueued[pool] then break end
+    if reread then exhausted = false end
+    if exhausted then break end
     want = math.max(max - #picked, 16)
   end
   -- When to claim again: at once (more may be claimable), or when a rate-parked key's next

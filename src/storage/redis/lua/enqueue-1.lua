@@ -131,7 +131,7 @@ end
 -- The burst's key maps to its task until runAt (and a grace for Redis's own clock).
 local function keepBurst(key, burst, runAt)
   redis.call('SET', P .. 'debounce:' .. key, int(burst.firstAt) .. ':' .. burst.id, 'PX',
-    int(runAt - now + DEBOUNCE_GRACE_MS))
+    int(runAt - now + SUBMIT_KEY_GRACE_MS))
 end
 
 -- A debounce hit: the waiting task takes the spec of `t` (not its id) and its new runAt.
@@ -173,7 +173,8 @@ for j = 1, n do
     status, reason = insertTask(t, now)
     if t.dedupeKey ~= '' then
       local ttl = tonumber(t.dedupeTtl)
-      redis.call('SET', P .. 'dedupe:' .. t.dedupeKey, int(now + ttl) .. ':' .. t.id, 'PX', ttl)
+      redis.call('SET', P .. 'dedupe:' .. t.dedupeKey, int(now + ttl) .. ':' .. t.id, 'PX',
+        int(ttl + SUBMIT_KEY_GRACE_MS))
     end
     if t.debounceKey ~= '' and t.runAt and t.runAt > now then
       keepBurst(t.debounceKey, {id = t.id, firstAt = now}, t.runAt)

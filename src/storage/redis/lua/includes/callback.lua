@@ -12,10 +12,6 @@
 --- @include "seq"
 --- @include "move"
 
--- Pools this script queued a callback in: a claim of one reads its queue again (claim-1.lua),
--- as the embedded store's claim meets such a callback in its heap.
-local callbackQueued = {} --- @per-call
-
 -- The task's `cb` field is "<initials of its statuses>:<pool>" (codec.ts callbackField);
 -- t.cb is false when load() found none, nil when it was not loaded. The callback's id counts
 -- the task's callbacks (`cbn`), skipping ids in use (callbacks an earlier task of the same
@@ -41,7 +37,6 @@ local function addCallback(t, status, now)
   local body = '{"createdAt":' .. text(now) .. ',' .. CALLBACK_BODY .. ',"snapshot":' ..
     cjson.encode(redis.call('HGETALL', k)) .. '}'
   redis.call('ZADD', P .. 'all', order, id)
-  callbackQueued[pool] = true
   enter({id = id, pool = pool, priority = 0, order = order}, 'queued', now, {'id', id,
     'type', CALLBACK_TYPE, 'pool', pool, 'priority', '0', 'payload', payload, 'body', body,
     'attempt', '0', 'maxRetries', text(CALLBACK_MAX_RETRIES), 'order', order})

@@ -11,6 +11,9 @@ local function setFlowLimits(key, par, rate, per, now)
   local before = flowPacked(f)
   redis.call('SET', P .. 'flowl:' .. key, flowLimitsText(par, rate, per))
   f.par, f.rate, f.per = num(par), num(rate), num(per)
+  -- Tokens counted earlier in this call (an earlier task of the batch) were counted under
+  -- the old rate and period: count them again under the new ones.
+  f.tokensAt = nil
   local after = flowPacked(f)
   if after ~= before then flowAdd(key, after - before) end
 end

@@ -14,6 +14,11 @@
 --- @include "slots"
 --- @include "flow-unpark"
 
+-- Pools this script queued a task in since a caller last cleared the pool's entry: a claim
+-- whose expiry queued one (an onFailureOf child, a callback) reads its queue again
+-- (claim-1.lua), as the embedded store's claim meets that task in its heap.
+local queuedIn = {} --- @per-call
+
 -- `fields` are more field/value pairs to write in the same HSET. `keepSeq` queues the task
 -- at the queue position it had before it ran (a stalled or handed-back attempt goes back to
 -- the front of its priority), instead of behind everything queued since.
@@ -32,6 +37,7 @@ local function enter(t, status, now, fields, keepSeq)
       fields[#fields + 1] = t.seq
     end
     redis.call('ZADD', P .. 'ready:' .. t.pool, -need(t, 'priority'), seqMember(t.seq, id))
+    queuedIn[t.pool] = true
     usePool(t.pool)
     announceReady(t.pool)
   elseif status == 'scheduled' or status == 'retrying' then

@@ -51,10 +51,11 @@
     keys             hash    dedup key -> id of the unfinished task holding it
     dedupe:<key>     string  "<expiresAt>:<id>": the task the first submit with `dedupe.key`
                              stored; a hit while expiresAt > now (the callers' clock), and
-                             collected by its TTL (PX dedupe.ttl); outlives the task's row
+                             collected by its TTL (dedupe.ttl + SUBMIT_KEY_GRACE_MS); outlives
+                             the task's row
     debounce:<key>   string  "<firstAt>:<id>": the burst of submits with `debounce.key` and
                              its task, a hit while that task is scheduled and now < its
-                             runAt; collected by its TTL (runAt - now + DEBOUNCE_GRACE_MS)
+                             runAt; collected by its TTL (runAt - now + SUBMIT_KEY_GRACE_MS)
     cascades         list    workflow cascades left for a later call (finish.lua),
                              "<status initial><offset>:<parentId>"
     seq              string  the one monotonic counter (order, seq, claimSeq, history)
