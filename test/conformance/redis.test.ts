@@ -27,6 +27,7 @@ import { logsSuite } from "./suite-logs.ts";
 import { logsFaultsSuite } from "./suite-logs-faults.ts";
 import { callbacksSuite } from "./suite-callbacks.ts";
 import { callbackDeliverySuite } from "./suite-callback-delivery.ts";
+import { edgeSuite } from "./suite-edge.ts";
 
 const redis: StorageFactory = async (options) => {
   const transport = connectRedisTcp(await testRedisUrl());
@@ -59,3 +60,4 @@ logsSuite(backend, redis);
 logsFaultsSuite(backend, redis);
 callbacksSuite(backend, redis);
 callbackDeliverySuite(backend, redis);
+edgeSuite(backend, redis);

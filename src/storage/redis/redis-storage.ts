@@ -21,6 +21,7 @@ import type {
   InstanceInfo,
   LogFilter,
   LogPage,
+  NextDue,
   Page,
   PageRequest,
   PoolControl,
@@ -64,6 +65,12 @@ export interface RedisStorageOptions {
   history?: Partial<HistoryRetention>;
   /** Refuse to start unless `maxmemory-policy` is `noeviction` (default true). */
   checkEvictionPolicy?: boolean;
+  /**
+   * Listen on the store's pub/sub channel for the events of other processes (default true).
+   * False: listeners get this store's own writes' events only, and nothing is subscribed:
+   * for a store that lives one request or one alarm (a Worker, the edge deliverer).
+   */
+  subscribeEvents?: boolean;
   /** Close the transport in `close()` (default true). */
   closeTransport?: boolean;
   /**
@@ -98,7 +105,11 @@ export class RedisStorage extends QueueForwarder implements Storage {
     const prefix = keyPrefix(options.prefix, options.tag);
     const retention = { ...DEFAULT_RETENTION, ...options.history };
     this.#ctx = new RedisContext(options.transport, prefix, retention, options.maxUnfinished);
-    this.#events = new EventHub(options.transport, keys.events(prefix));
+    this.#events = new EventHub(
+      options.transport,
+      keys.events(prefix),
+      options.subscribeEvents !== false,
+    );
     this.#taskEvents = new TaskEventHub(options.transport, prefix);
     this.queue = new RedisQueue(this.#ctx, this.#events);
   }
@@ -110,6 +121,7 @@ export class RedisStorage extends QueueForwarder implements Storage {
 
   async init(): Promise<void> {
     if (this.#options.checkEvictionPolicy !== false) await checkEvictionPolicy(this.#ctx.transport);
+    await this.prepare();
     // Warm the script cache so the first calls skip the NOSCRIPT round trip; best effort.
     await this.#ctx.transport.pipeline(
       Object.values(SCRIPTS).map((s) => ["SCRIPT", "LOAD", this.#ctx.runner.source(s)]),
@@ -123,6 +135,14 @@ export class RedisStorage extends QueueForwarder implements Storage {
         : ["HDEL", meta, EVENTS_OFF_FIELD],
     );
     await this.#events.start();
+  }
+
+  /**
+   * Hashes the scripts (Web Crypto, once per process) without touching Redis: a store made
+   * for one request or one alarm then sends the calls it issues together in one batch.
+   */
+  prepare(): Promise<void> {
+    return this.#ctx.runner.prepare(Object.values(SCRIPTS));
   }
 
   async close(): Promise<void> {
@@ -241,6 +261,12 @@ export class RedisStorage extends QueueForwarder implements Storage {
     const result = await registry.fireSchedule(this.#ctx, p);
     if (result.fired) this.#events.local(registry.firedEvents(p, result));
     return result;
+  }
+
+  async nextDue(): Promise<NextDue> {
+    const [delayed, lease, schedule, expiry] = (await this.#ctx.run("nextDue", []) as string[])
+      .map((score) => (score === "" ? null : Number(score)));
+    return { delayed, lease, schedule, expiry };
   }
 
   // Instances, pool controls, rate limits.

@@ -34,10 +34,17 @@ export async function scriptSha(source: string): Promise<string> {
   return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/** Runs scripts over a transport; caches each script's SHA. */
+/**
+ * SHAs of the scripts as sent with their flags line and without, shared by every runner of
+ * the process: a store built per request or per alarm (Workers) would otherwise hash every
+ * script again, and a hash that takes a task turn splits a batch of script calls over two
+ * requests.
+ */
+const SHAS = { flags: new Map<LuaScript, string>(), plain: new Map<LuaScript, string>() };
+
+/** Runs scripts over a transport; each script's SHA is computed once per process. */
 export class ScriptRunner {
   readonly #transport: RedisTransport;
-  readonly #shas = new Map<LuaScript, string>();
   readonly #flags: boolean;
 
   constructor(transport: RedisTransport) {
@@ -53,12 +60,18 @@ export class ScriptRunner {
 
   /** The SHA of `script` as sent, computed once. */
   async sha(script: LuaScript): Promise<string> {
-    let sha = this.#shas.get(script);
+    const shas = this.#flags ? SHAS.flags : SHAS.plain;
+    let sha = shas.get(script);
     if (!sha) {
       sha = await scriptSha(this.source(script));
-      this.#shas.set(script, sha);
+      shas.set(script, sha);
     }
     return sha;
+  }
+
+  /** Computes the SHAs of `scripts` not known yet, so their first calls send at once. */
+  async prepare(scripts: Iterable<LuaScript>): Promise<void> {
+    await Promise.all([...scripts].map((script) => this.sha(script)));
   }
 
   /** Runs one script; throws {@link RedisCommandError} when the script raised an error. */
