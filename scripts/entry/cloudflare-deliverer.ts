@@ -38,6 +38,11 @@ const HEARTBEAT_MS = 30_000;
 const HEARTBEAT_TTL_MS = 150_000;
 const RETRY_MIN_MS = 1_000;
 const RETRY_MAX_MS = 60_000;
+/**
+ * The alarm fires this much before the work it is armed for, and the run starts that work at
+ * its time: an alarm's dispatch and the run's set-up then make no delivery late.
+ */
+export const ALARM_LEAD_MS = 50;
 
 export class Deliverer {
   readonly #state: DurableObjectStateLike;
@@ -50,6 +55,8 @@ export class Deliverer {
   #woken = Infinity;
   #beatAt = 0;
   #retryMs = 0;
+  /** What the alarm set now is for (it fires ALARM_LEAD_MS before); null: unknown. */
+  #armedFor: number | null = null;
 
   constructor(state: DurableObjectStateLike, env: Env) {
     this.#state = state;
@@ -70,7 +77,7 @@ export class Deliverer {
     } else if (url.pathname === "/start") {
       // Alarms may not survive a restart: a deliverer new since then, with no alarm, runs now.
       if (this.#fresh && !this.#running && (await this.#state.storage.getAlarm()) === null) {
-        await this.#state.storage.setAlarm(now);
+        await this.#set(now);
       }
     } else return new Response("not found", { status: 404 });
     return new Response(null, { status: 204 });
@@ -80,7 +87,13 @@ export class Deliverer {
   async #arm(at: number): Promise<void> {
     if (this.#running) this.#woken = Math.min(this.#woken, at);
     const current = await this.#state.storage.getAlarm();
-    if (current === null || at < current) await this.#state.storage.setAlarm(at);
+    if (current === null || at < (this.#armedFor ?? current)) await this.#set(at);
+  }
+
+  /** Sets the alarm for work due at `at`, ALARM_LEAD_MS ahead of it (never in the past). */
+  async #set(at: number): Promise<void> {
+    this.#armedFor = at;
+    await this.#state.storage.setAlarm(Math.max(Date.now(), at - ALARM_LEAD_MS));
   }
 
   async alarm(): Promise<void> {
@@ -94,10 +107,11 @@ export class Deliverer {
       return;
     }
     const { storage: alarms } = this.#state;
+    const firstAt = this.#armedFor ?? undefined;
     this.#running = true;
     this.#woken = Infinity;
     // Should this invocation die mid-delivery, this alarm recovers its leases once they lapse.
-    await alarms.setAlarm(Date.now() + config.leaseMs + 1_000);
+    await this.#set(Date.now() + config.leaseMs + 1_000);
     const env = this.#env;
     const transport = new RestTransport({
       url: env.UPSTASH_REDIS_REST_URL!.trim(),
@@ -141,6 +155,7 @@ export class Deliverer {
         spent: () => transport.requests + deliveries,
         heartbeatTtlMs: beat ? HEARTBEAT_TTL_MS : null,
         startedAt: this.#startedAt,
+        firstAt,
       });
     } catch (error) {
       console.error("skedulr: the edge deliverer's run failed:", error);
@@ -158,7 +173,10 @@ export class Deliverer {
       result.failed ? end + this.#retryMs : result.next ?? Infinity,
       this.#woken,
     );
-    if (Number.isFinite(next)) await alarms.setAlarm(Math.max(next, end));
-    else await alarms.deleteAlarm();
+    if (Number.isFinite(next)) await this.#set(Math.max(next, end));
+    else {
+      this.#armedFor = null;
+      await alarms.deleteAlarm();
+    }
   }
 }

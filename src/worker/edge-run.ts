@@ -4,20 +4,22 @@
  * told when to run next. Web-standard: scripts/entry/cloudflare-deliverer.ts runs it in
  * workerd over Redis REST; tests run it on any store.
  *
- * A run: the duties (promote due delayed work, expire, recover expired leases and continue
- * cascades, a heartbeat when asked) and a read of when timed work falls due next
- * (`nextDue`), issued in one tick with the pools' first claims, so over REST they leave as
- * one request in that order; due schedules fired; then the edge's pools (WorkerPool, as a
- * resident worker's) claim, deliver and settle until their queues are drained. A settle
- * wakes every edge pool, so callbacks and workflow children it queued there are claimed in
- * the same request as the next settle. Claims stop once the invocation's wall time
+ * A run is made of rounds. A round: the duties (promote due delayed work, expire, recover
+ * expired leases and continue cascades, a heartbeat on the first) and a read of when timed
+ * work falls due next (`nextDue`), issued in one tick with the pools' claims, so over REST
+ * they leave as one request in that order (edge-duties.ts); due schedules fired. The edge's
+ * pools (WorkerPool, as a resident worker's) claim, deliver and settle until their queues
+ * are drained; a settle wakes every edge pool, so callbacks and workflow children it queued
+ * there are claimed in the same request as the next settle. While deliveries are in flight,
+ * a timer starts the next round when the next work falls due, so a task due during a slow
+ * delivery is not held up by it; once drained, the run ends and answers when the next run is
+ * due (the alarm), unless something is due already. Claims stop once the invocation's wall time
  * (`runMs`, which bounds its CPU time) or its subrequests run short; the run then answers
  * `next = now` and a fresh invocation carries on. No lease keeper: every attempt's timeout
  * is cut to the edge's, below the lease, so a delivery ends while its lease holds, and a
  * killed invocation's tasks come back through lease recovery (the alarm covers it).
  */
 import type { Clock } from "../core/clock.ts";
-import type { ClaimParams } from "../storage/params.ts";
 import type {
   DueTimes,
   EventSource,
@@ -26,15 +28,13 @@ import type {
   QueueStore,
   ScheduleStore,
 } from "../storage/storage.ts";
-import type { Claimed, NextDue, StorageEvent } from "../storage/types.ts";
+import type { NextDue, StorageEvent } from "../storage/types.ts";
 import { EDGE_RESERVE, type EdgeConfig } from "./edge-config.ts";
-import { expiryWork } from "./expirer.ts";
+import { earliest, fireDue, gated, runDuties } from "./edge-duties.ts";
 import { LogFlusher } from "./log-flusher.ts";
 import type { Logger } from "./middleware.ts";
 import { type HandlerEntry, WorkerPool } from "./pool.ts";
-import { promoteWork } from "./promoter.ts";
 import type { Attempt } from "./runner.ts";
-import { fireOccurrence } from "./schedule-firer.ts";
 
 /** The roles a run uses. */
 export type EdgeStorage =
@@ -45,9 +45,8 @@ export type EdgeStorage =
   & Pick<EventSource, "subscribe">
   & Pick<QueryStore, "get">;
 
-/** Schedules fired per round; more wait for the next round. */
-const FIRE_BATCH = 100;
-const RECOVER_BATCH = 1000;
+/** Rounds one run starts at most: a bound should something stay due that no round clears. */
+const MAX_ROUNDS = 1000;
 
 export interface EdgeRunOptions {
   storage: EdgeStorage;
@@ -65,6 +64,12 @@ export interface EdgeRunOptions {
   heartbeatTtlMs: number | null;
   /** When the deliverer started (its instance record). */
   startedAt: number;
+  /**
+   * When the work this run was woken for falls due, if it was woken early (an alarm armed a
+   * little ahead, so its own dispatch and set-up do not make the delivery late): the first
+   * round waits for it.
+   */
+  firstAt?: number;
 }
 
 export interface EdgeRunResult {
@@ -76,200 +81,192 @@ export interface EdgeRunResult {
   failed: boolean;
 }
 
-export async function edgeRun(o: EdgeRunOptions): Promise<EdgeRunResult> {
-  const { storage, clock, logger, config } = o;
-  const deadline = clock.now() + config.runMs;
-  let wake = Infinity;
-  let claimed = 0;
-  let left = false;
-  let failed = false;
-  // The events of this run's own writes: a retry's new runAt, a fired schedule's next time.
-  const off = storage.subscribe((event: StorageEvent) => {
-    if (event.kind === "delayed") wake = Math.min(wake, event.runAt);
-    else if (event.kind === "expiry") wake = Math.min(wake, event.at);
-    else if (event.kind === "schedule") wake = Math.min(wake, event.nextRunAt);
-  });
-  const running = new Map<string, Attempt>();
-  const open = () => clock.now() < deadline && o.spent() + EDGE_RESERVE <= config.subrequests;
-  let quiet: (() => void) | null = null;
-  const onIdle = () => {
-    if (running.size > 0 || pools.some((p) => p.claiming)) return;
-    quiet?.();
-    quiet = null;
-  };
-  const drained = () => new Promise<void>((resolve) => (quiet = resolve, onIdle()));
-  const wakeAll = () => queueMicrotask(() => pools.forEach((p) => p.wake()));
-  const gate = gated(storage, {
-    claim: async (p) => {
-      if (!open()) {
-        left = true;
-        return [];
-      }
-      const tasks = await storage.claim(p).catch((error) => {
-        failed = true;
-        throw error;
-      });
-      claimed += tasks.length;
-      // A delivery must end while its lease holds: every attempt's timeout is the edge's at most.
-      for (const t of tasks) {
-        t.timeoutMs = Math.min(t.timeoutMs ?? config.timeoutMs, config.timeoutMs);
-      }
-      return tasks;
-    },
-    settled: wakeAll,
-  });
-  const logs = new LogFlusher(gate, clock, running, logger);
-  const pools: WorkerPool[] = [...config.pools].map(([name, size]) =>
-    new WorkerPool(name, size, {
-      storage: gate,
-      clock,
-      logger,
-      workerId: o.workerId,
-      leaseMs: config.leaseMs,
-      handlers: o.handlers,
-      middleware: [],
-      running,
-      logs,
-      onAttempt: () => {},
-      wantsAttempts: () => false,
-      onIdle,
-    })
-  );
-  let due: NextDue = { delayed: null, lease: null, schedule: null, expiry: null };
-  try {
-    for (let round = 0;; round++) {
-      const now = clock.now();
-      const duties = runDuties(o, now, round === 0);
-      for (const pool of pools) {
-        if (round === 0) pool.start();
-        else pool.wake();
-      }
-      const done = await duties.catch((error) => {
-        logger.warn("edge duties failed", { error: (error as Error)?.message ?? error });
-        failed = true;
-        return null;
-      });
-      let more = false;
-      if (done) {
-        due = done.due;
-        more = done.more;
-        if (due.schedule !== null && due.schedule <= now) {
-          const fired = await fireDue(o, now);
-          more ||= fired.more;
-          failed ||= fired.failed;
+export function edgeRun(o: EdgeRunOptions): Promise<EdgeRunResult> {
+  return new EdgeRun(o).run();
+}
+
+class EdgeRun {
+  readonly #o: EdgeRunOptions;
+  readonly #deadline: number;
+  readonly #running = new Map<string, Attempt>();
+  readonly #pools: WorkerPool[];
+  #due: NextDue = { delayed: null, lease: null, schedule: null, expiry: null };
+  /** The earliest time this run's own writes made due (a retry's runAt, a schedule's next). */
+  #wake = Infinity;
+  #claimed = 0;
+  /** A claim was refused for the budget: a fresh invocation goes on at once. */
+  #left = false;
+  #failed = false;
+  #rounds = 0;
+  #busy = false;
+  #again = false;
+  #timer: unknown;
+  #finish: () => void = () => {};
+  // Calls are numbered as issued. Over one ordered connection a claim issued after a settle
+  // is answered after it, and sees the callbacks and workflow children it queued; a settle
+  // answered after such a claim (its script had to be loaded first: NOSCRIPT, then EVAL)
+  // makes the run claim once more before it ends.
+  #issued = 0;
+  #claimedUpTo = 0;
+  #recheck = false;
+
+  constructor(o: EdgeRunOptions) {
+    this.#o = o;
+    this.#deadline = o.clock.now() + o.config.runMs;
+    const gate = gated(o.storage, {
+      claim: async (p) => {
+        if (!this.#open()) {
+          this.#left = true;
+          return [];
         }
-        if (more) { for (const pool of pools) pool.wake(); }
-      }
-      await drained();
-      if (failed || !open()) break;
-      const later = earliest(due, wake, pools);
-      if (!more && (later === null || later > clock.now())) break;
-    }
-  } finally {
-    for (const pool of pools) pool.stop();
-    off();
-  }
-  const next = left || !open() ? clock.now() : earliest(due, wake, pools);
-  return { claimed, next, failed };
-}
-
-/** The duties of one round and the read of what falls due next, issued in one tick. */
-async function runDuties(
-  o: EdgeRunOptions,
-  now: number,
-  first: boolean,
-): Promise<{ due: NextDue; more: boolean }> {
-  const { storage } = o;
-  const beat = first && o.heartbeatTtlMs !== null ? heartbeat(o, now) : null;
-  const [promoted, expired, recovery, due] = await Promise.all([
-    promoteWork(storage).pass(now),
-    expiryWork(storage).pass(now),
-    storage.recoverExpired({ now, limit: RECOVER_BATCH }),
-    storage.nextDue(),
-    beat,
-  ]);
-  return { due, more: promoted || expired || recovery.cascadesPending };
-}
-
-function heartbeat(o: EdgeRunOptions, now: number): Promise<void> {
-  const pools: Record<string, number> = {};
-  for (const [name, size] of o.config.pools) pools[name] = size;
-  return o.storage.heartbeat({
-    info: {
-      id: o.workerId,
-      host: o.host,
-      pid: 0,
-      pools,
-      types: [...o.handlers.keys()],
-      running: 0,
-      startedAt: o.startedAt,
-      lastSeen: now,
-    },
-    ttlMs: o.heartbeatTtlMs!,
-    now,
-  });
-}
-
-/**
- * Fires the schedules due at `now` (a batch): `more` when their runs may wait in the pools
- * (or more are due), `failed` when the store refused a firing (the next run tries again).
- */
-async function fireDue(
-  o: EdgeRunOptions,
-  now: number,
-): Promise<{ more: boolean; failed: boolean }> {
-  let failed = false;
-  const due = await o.storage.dueSchedules({ until: now, limit: FIRE_BATCH }).catch(() => {
-    failed = true;
-    return [];
-  });
-  await Promise.all(
-    due.map(({ id, nextRunAt }) =>
-      fireOccurrence(o.storage, o.clock, id, nextRunAt).catch((error) => {
-        failed = true;
-        o.logger.warn("schedule firing failed; the next run tries again", {
-          id,
-          error: (error as Error)?.message,
+        const n = ++this.#issued;
+        const tasks = await o.storage.claim(p).catch((error) => {
+          this.#failed = true;
+          throw error;
         });
+        this.#claimedUpTo = Math.max(this.#claimedUpTo, n);
+        this.#claimed += tasks.length;
+        // A delivery must end while its lease holds: each attempt's timeout is the edge's at most.
+        const cut = o.config.timeoutMs;
+        for (const t of tasks) t.timeoutMs = Math.min(t.timeoutMs ?? cut, cut);
+        return tasks;
+      },
+      settled: (answer) => {
+        const n = ++this.#issued;
+        answer.then(() => (this.#recheck ||= this.#claimedUpTo > n), () => {});
+        // A pool with a claim in flight needs no wake: its claim was issued after the settle.
+        queueMicrotask(() => this.#pools.forEach((p) => p.claiming || p.wake()));
+      },
+    });
+    const logs = new LogFlusher(gate, o.clock, this.#running, o.logger);
+    this.#pools = [...o.config.pools].map(([name, size]) =>
+      new WorkerPool(name, size, {
+        storage: gate,
+        clock: o.clock,
+        logger: o.logger,
+        workerId: o.workerId,
+        leaseMs: o.config.leaseMs,
+        handlers: o.handlers,
+        middleware: [],
+        running: this.#running,
+        logs,
+        onAttempt: () => {},
+        wantsAttempts: () => false,
+        onIdle: () => this.#settle(),
       })
-    ),
-  );
-  return { more: due.length > 0, failed };
-}
+    );
+  }
 
-/** The earliest of what the store said falls due, this run's own wake-ups and rate limits. */
-function earliest(due: NextDue, wake: number, pools: WorkerPool[]): number | null {
-  // recoverExpired takes a lease once `now` has passed it.
-  const lease = due.lease === null ? null : due.lease + 1;
-  const times = [due.delayed, lease, due.schedule, due.expiry, wake, ...pools.map((p) => p.wakesAt)]
-    .filter((t): t is number => t !== null && Number.isFinite(t));
-  return times.length ? Math.min(...times) : null;
-}
+  async run(): Promise<EdgeRunResult> {
+    const { storage, clock } = this.#o;
+    // The events of this run's own writes: a retry's new runAt, a fired schedule's next time.
+    const off = storage.subscribe((event: StorageEvent) => {
+      const at = event.kind === "delayed"
+        ? event.runAt
+        : event.kind === "expiry"
+        ? event.at
+        : event.kind === "schedule"
+        ? event.nextRunAt
+        : Infinity;
+      if (at < this.#wake) {
+        this.#wake = at;
+        this.#arm();
+      }
+    });
+    const finished = new Promise<void>((resolve) => (this.#finish = resolve));
+    const wait = (this.#o.firstAt ?? 0) - clock.now();
+    if (wait > 0) {
+      this.#timer = clock.setTimer(() => {
+        this.#timer = undefined;
+        this.#round();
+      }, wait);
+    } else this.#round();
+    try {
+      await finished;
+    } finally {
+      if (this.#timer !== undefined) clock.clearTimer(this.#timer);
+      for (const pool of this.#pools) pool.stop();
+      off();
+    }
+    const next = this.#left || !this.#open() || this.#rounds >= MAX_ROUNDS
+      ? clock.now()
+      : this.#next();
+    return { claimed: this.#claimed, next, failed: this.#failed };
+  }
 
-/**
- * `storage` with its claims passed through `claim` (the run's budget and timeout cut), and
- * `settled` called when a settle is issued: the other pools' claims then join its request.
- * A Proxy, since the pools take the whole QueueStore and only these change.
- */
-function gated(
-  storage: EdgeStorage,
-  hooks: { claim(p: ClaimParams): Promise<Claimed>; settled(): void },
-): EdgeStorage {
-  const settle = (name: "complete" | "fail") => (p: never) => {
-    const result = (storage[name] as (p: never) => Promise<unknown>).call(storage, p);
-    hooks.settled();
-    return result;
-  };
-  const wrapped: Record<string, unknown> = {
-    claim: hooks.claim,
-    complete: settle("complete"),
-    fail: settle("fail"),
-  };
-  return new Proxy(storage, {
-    get(target, prop, receiver) {
-      if (typeof prop === "string" && prop in wrapped) return wrapped[prop];
-      const value = Reflect.get(target, prop, receiver);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
+  #open(): boolean {
+    const { clock, config, spent } = this.#o;
+    return !this.#failed && clock.now() < this.#deadline &&
+      spent() + EDGE_RESERVE <= config.subrequests;
+  }
+
+  #next(): number | null {
+    return earliest(this.#due, this.#wake, this.#pools);
+  }
+
+  /** Starts a round (or one more after the one in progress). */
+  #round(): void {
+    if (this.#busy) {
+      this.#again = true;
+      return;
+    }
+    const { clock, logger } = this.#o;
+    const first = this.#rounds++ === 0;
+    this.#busy = true;
+    this.#again = false;
+    const now = clock.now();
+    const duties = runDuties(this.#o, now, first);
+    for (const pool of this.#pools) {
+      if (first) pool.start();
+      else pool.wake();
+    }
+    duties.then(async ({ due, more }) => {
+      this.#due = due;
+      if (due.schedule !== null && due.schedule <= now) {
+        const fired = await fireDue(this.#o, now);
+        more ||= fired.more;
+        this.#failed ||= fired.failed;
+      }
+      if (more) this.#again = true;
+    }, (error) => {
+      logger.warn("edge duties failed", { error: (error as Error)?.message ?? error });
+      this.#failed = true;
+    }).finally(() => {
+      this.#busy = false;
+      if (this.#again && this.#open() && this.#rounds < MAX_ROUNDS) this.#round();
+      else {
+        this.#arm();
+        this.#settle();
+      }
+    });
+  }
+
+  /** While deliveries are in flight, a round starts when the next work falls due. */
+  #arm(): void {
+    const { clock } = this.#o;
+    if (this.#timer !== undefined) clock.clearTimer(this.#timer);
+    this.#timer = undefined;
+    const at = this.#next();
+    if (at === null || at >= this.#deadline || !this.#open()) return;
+    this.#timer = clock.setTimer(() => {
+      this.#timer = undefined;
+      this.#round();
+    }, Math.max(0, at - clock.now()));
+  }
+
+  /** Called whenever a slot frees or a claim loop ends: ends the run once all is drained. */
+  #settle(): void {
+    if (this.#busy || this.#running.size > 0 || this.#pools.some((p) => p.claiming)) return;
+    if (this.#recheck && this.#open()) {
+      this.#recheck = false;
+      for (const pool of this.#pools) pool.wake();
+      return;
+    }
+    const at = this.#next();
+    if (at !== null && at <= this.#o.clock.now() && this.#open() && this.#rounds < MAX_ROUNDS) {
+      this.#round();
+      return;
+    }
+    this.#finish();
+  }
 }
