@@ -6,7 +6,8 @@
  * - `wake?at=<ms>`: a write made through this Worker queued or delayed work (a submit, a
  *   retry's resubmit, a schedule); the deliverer's alarm moves up to `at` if it was later.
  *   The times come from the store's own events of the write (RedisStorage delivers them to
- *   its listeners before the call returns), so nothing is read to learn them.
+ *   its listeners before the call returns; `wakeWatch` in src/worker/edge-config.ts), so
+ *   nothing is read to learn them.
  * - `start`: the first request this Worker isolate serves; a deliverer that has not run
  *   since it was created, and has no alarm (alarms may not survive a restart), runs at once
  *   and re-arms itself from the store.
@@ -14,9 +15,6 @@
  *   (a resident `serve` node, a resident worker's retry): the deliverer runs, reads what
  *   falls due next and arms its alarm for it.
  */
-import { NEVER } from "../../src/core/catch-up.ts";
-import type { StorageEvent } from "../../src/storage/types.ts";
-import type { EdgeConfig } from "../../src/worker/edge-config.ts";
 
 /** The Durable Object storage calls the deliverer uses. */
 export interface AlarmStorage {
@@ -59,23 +57,4 @@ export async function tellDeliverer(
   } catch (error) {
     console.error(`skedulr: telling the edge deliverer ${path} failed:`, error);
   }
-}
-
-/**
- * Watches a request's writes for work the deliverer must wake for: `earliest()` is the
- * earliest time among them (now for work queued in an edge pool), or null.
- */
-export function wakeWatch(config: EdgeConfig, now: () => number) {
-  let at = Infinity;
-  const seen = (t: number) => (at = Math.min(at, t));
-  return {
-    listener(event: StorageEvent): void {
-      if (event.kind === "ready" && config.pools.has(event.pool)) seen(now());
-      else if (event.kind === "control") seen(now());
-      else if (event.kind === "delayed") seen(event.runAt);
-      else if (event.kind === "expiry") seen(event.at);
-      else if (event.kind === "schedule" && event.nextRunAt < NEVER) seen(event.nextRunAt);
-    },
-    earliest: (): number | null => (Number.isFinite(at) ? at : null),
-  };
 }

@@ -45,13 +45,12 @@ import {
 import { RedisStorage } from "../../src/storage/redis/redis-storage.ts";
 import { RestTransport } from "../../src/storage/redis/rest-transport.ts";
 import { parseAllowedHosts, parseApiKeys } from "../../src/worker/access-config.ts";
-import { edgeSpecRules, parseEdgeConfig } from "../../src/worker/edge-config.ts";
+import { edgeSpecRules, parseEdgeConfig, wakeWatch } from "../../src/worker/edge-config.ts";
 import { VERSION } from "../../src/version.ts";
 import {
   type DelivererNamespace,
   type ExecutionContextLike,
   tellDeliverer,
-  wakeWatch,
 } from "./cloudflare-edge.ts";
 
 /** The bindings this Worker reads. */
@@ -129,15 +128,22 @@ export function checkEnv(env: Env): string | null {
 /** False until this isolate served its first request (see cloudflare-edge.ts `start`). */
 let started = false;
 
-/** What the edge deliverer is told about this request (nothing without SKEDULR_EDGE_POOLS). */
+/**
+ * The edge's pools and what the deliverer is told about this request (null without
+ * SKEDULR_EDGE_POOLS): `start` on the isolate's first request, and a wake for the work its
+ * writes queued.
+ */
 export function edgeFor(env: Env, ctx: ExecutionContextLike | undefined) {
   const config = parseEdgeConfig(env).config;
+  if (!config) return null;
   const namespace = env.DELIVERER;
-  if (!config || !namespace || !ctx) return null;
   const prefix = env.SKEDULR_PREFIX?.trim() || "skedulr";
+  const tell = (message: Parameters<typeof tellDeliverer>[2]) => {
+    if (namespace && ctx) ctx.waitUntil(tellDeliverer(namespace, prefix, message));
+  };
   if (!started) {
     started = true;
-    ctx.waitUntil(tellDeliverer(namespace, prefix, "start"));
+    tell("start");
   }
   const watch = wakeWatch(config, Date.now);
   return {
@@ -146,7 +152,7 @@ export function edgeFor(env: Env, ctx: ExecutionContextLike | undefined) {
     /** Wakes the deliverer for the work this request's writes queued, if any. */
     done(): void {
       const at = watch.earliest();
-      if (at !== null) ctx.waitUntil(tellDeliverer(namespace, prefix, { wakeAt: at }));
+      if (at !== null) tell({ wakeAt: at });
     },
   };
 }

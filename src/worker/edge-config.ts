@@ -1,7 +1,8 @@
 /**
  * @module edge-config — the edge deliverer's settings (`SKEDULR_EDGE_*`), read and bounded
- * by the limits of one Workers invocation, and the submit rule of its pools: they run
- * `http` tasks only (and the callback tasks stores make), each within the edge's timeout.
+ * by the limits of one Workers invocation; the submit rule of its pools (they run `http`
+ * tasks only, and the callback tasks stores make, each within the edge's timeout); and which
+ * writes must wake it.
  *
  *   SKEDULR_EDGE_POOLS        pools the edge delivers, `name[=slots]`, comma-separated; unset:
  *                             no deliverer. Slots are deliveries in flight at once in one
@@ -15,10 +16,12 @@
  *   SKEDULR_EDGE_RUN          wall time one invocation claims for (default 20s): bounds its
  *                             CPU time too; the rest continues in a fresh invocation
  */
+import { NEVER } from "../core/catch-up.ts";
 import type { FieldIssue } from "../core/errors.ts";
 import { parseDuration } from "../core/duration.ts";
 import { NAME_PATTERN, NAME_RULE } from "../core/ids.ts";
 import type { TaskSpec } from "../core/task-schema.ts";
+import type { StorageEvent } from "../storage/types.ts";
 
 /** Workers' simultaneous outgoing connections per invocation (REST requests count too). */
 export const EDGE_CONNECTIONS = 6;
@@ -149,5 +152,25 @@ export function edgeSpecRules(config: EdgeConfig): (spec: TaskSpec, at: string) 
     over("timeout", spec.timeout);
     over("payload.timeout", (spec.payload as { timeout?: unknown } | undefined)?.timeout);
     return issues;
+  };
+}
+
+/**
+ * Watches one request's writes (the store's events of them) for work the edge deliverer must
+ * wake for: `earliest()` is the earliest time among them, now for work queued in an edge
+ * pool or a pool control changed, or null when there is none.
+ */
+export function wakeWatch(config: EdgeConfig, now: () => number) {
+  let at = Infinity;
+  const seen = (t: number) => (at = Math.min(at, t));
+  return {
+    listener(event: StorageEvent): void {
+      if (event.kind === "ready" && config.pools.has(event.pool)) seen(now());
+      else if (event.kind === "control") seen(now());
+      else if (event.kind === "delayed") seen(event.runAt);
+      else if (event.kind === "expiry") seen(event.at);
+      else if (event.kind === "schedule" && event.nextRunAt < NEVER) seen(event.nextRunAt);
+    },
+    earliest: (): number | null => (Number.isFinite(at) ? at : null),
   };
 }
