@@ -22,13 +22,11 @@ import {
   systemClock,
   webFetch,
 } from "../../src/mod.ts";
-import { RedisStorage } from "../../src/storage/redis/redis-storage.ts";
-import { RestTransport } from "../../src/storage/redis/rest-transport.ts";
 import { parseEdgeConfig } from "../../src/worker/edge-config.ts";
 import { edgeRun, type EdgeRunResult } from "../../src/worker/edge-run.ts";
 import type { HandlerEntry } from "../../src/worker/pool.ts";
 import { consoleLogger } from "../../src/worker/middleware.ts";
-import { checkEnv, type Env } from "./cloudflare-handler.ts";
+import { checkEnv, type Env, storeFor } from "./cloudflare-handler.ts";
 import type { DurableObjectStateLike } from "./cloudflare-edge.ts";
 
 /** The deliverer's id among the workers (`GET /workers`), the owner of its leases. */
@@ -113,16 +111,7 @@ export class Deliverer {
     // Should this invocation die mid-delivery, this alarm recovers its leases once they lapse.
     await this.#set(Date.now() + config.leaseMs + 1_000);
     const env = this.#env;
-    const transport = new RestTransport({
-      url: env.UPSTASH_REDIS_REST_URL!.trim(),
-      token: env.UPSTASH_REDIS_REST_TOKEN!.trim(),
-    });
-    const storage = new RedisStorage({
-      transport,
-      prefix: env.SKEDULR_PREFIX?.trim() || "skedulr",
-      checkEvictionPolicy: false,
-      subscribeEvents: false,
-    });
+    const { transport, storage } = storeFor(env);
     let deliveries = 0;
     const fetcher: HttpFetcher = (r) => (deliveries++, webFetch(r));
     const sending = {

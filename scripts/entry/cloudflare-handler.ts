@@ -157,6 +157,26 @@ export function edgeFor(env: Env, ctx: ExecutionContextLike | undefined) {
   };
 }
 
+/**
+ * A REST transport and a store for one request, or one alarm of the deliverer: Workers keep
+ * no I/O from one invocation for another. Its listeners hear its own writes' events only.
+ */
+export function storeFor(env: Env): { transport: RestTransport; storage: RedisStorage } {
+  const transport = new RestTransport({
+    url: env.UPSTASH_REDIS_REST_URL!.trim(),
+    token: env.UPSTASH_REDIS_REST_TOKEN!.trim(),
+  });
+  // No init(): it would open a pub/sub stream that an invocation cannot keep, and the
+  // eviction check belongs to the resident workers that start once.
+  const storage = new RedisStorage({
+    transport,
+    prefix: env.SKEDULR_PREFIX?.trim() || "skedulr",
+    checkEvictionPolicy: false,
+    subscribeEvents: false,
+  });
+  return { transport, storage };
+}
+
 /** Handles one request with a fresh app over a fresh REST transport. */
 export async function handle(
   request: Request,
@@ -170,19 +190,7 @@ export async function handle(
       { status: 500 },
     );
   }
-  const transport = new RestTransport({
-    url: env.UPSTASH_REDIS_REST_URL!.trim(),
-    token: env.UPSTASH_REDIS_REST_TOKEN!.trim(),
-  });
-  // No init(): it would open a pub/sub stream that a request-scoped Worker cannot keep,
-  // and the eviction check belongs to the resident workers that start once.
-  const storage = new RedisStorage({
-    transport,
-    prefix: env.SKEDULR_PREFIX?.trim() || "skedulr",
-    checkEvictionPolicy: false,
-    // The events of this request's own writes only (what wakes the deliverer): no stream.
-    subscribeEvents: false,
-  });
+  const { transport, storage } = storeFor(env);
   const edge = edgeFor(env, ctx);
   const unwatch = edge ? storage.subscribe(edge.listener) : () => {};
   const policy = outboundPolicy(env.SKEDULR_HTTP_ALLOW ?? null);

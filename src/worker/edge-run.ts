@@ -101,6 +101,8 @@ class EdgeRun {
   #busy = false;
   #again = false;
   #timer: unknown;
+  /** The run has ended: nothing starts a round or a timer any more. */
+  #done = false;
   #finish: () => void = () => {};
   // Calls are numbered as issued. Over one ordered connection a claim issued after a settle
   // is answered after it, and sees the callbacks and workflow children it queued; a settle
@@ -173,7 +175,12 @@ class EdgeRun {
         this.#arm();
       }
     });
-    const finished = new Promise<void>((resolve) => (this.#finish = resolve));
+    const finished = new Promise<void>((resolve) => {
+      this.#finish = () => {
+        this.#done = true;
+        resolve();
+      };
+    });
     const wait = (this.#o.firstAt ?? 0) - clock.now();
     if (wait > 0) {
       this.#timer = clock.setTimer(() => {
@@ -206,6 +213,7 @@ class EdgeRun {
 
   /** Starts a round (or one more after the one in progress). */
   #round(): void {
+    if (this.#done) return;
     if (this.#busy) {
       this.#again = true;
       return;
@@ -247,7 +255,7 @@ class EdgeRun {
     if (this.#timer !== undefined) clock.clearTimer(this.#timer);
     this.#timer = undefined;
     const at = this.#next();
-    if (at === null || at >= this.#deadline || !this.#open()) return;
+    if (this.#done || at === null || at >= this.#deadline || !this.#open()) return;
     this.#timer = clock.setTimer(() => {
       this.#timer = undefined;
       this.#round();
@@ -256,7 +264,9 @@ class EdgeRun {
 
   /** Called whenever a slot frees or a claim loop ends: ends the run once all is drained. */
   #settle(): void {
-    if (this.#busy || this.#running.size > 0 || this.#pools.some((p) => p.claiming)) return;
+    if (this.#done || this.#busy || this.#running.size > 0 || this.#pools.some((p) => p.claiming)) {
+      return;
+    }
     if (this.#recheck && this.#open()) {
       this.#recheck = false;
       for (const pool of this.#pools) pool.wake();

@@ -21,14 +21,14 @@ import { RedisStorage } from "../../src/storage/redis/redis-storage.ts";
 import { Scheduler, silentLogger, verifySignature } from "../../src/mod.ts";
 import { type Receiver, startReceiver } from "../helpers/receiver.ts";
 import {
+  API_TOKEN,
   FIRST_START_MS,
+  GATEWAY_TOKEN,
   startWrangler,
   type Wrangler,
   wranglerReady,
 } from "../helpers/wrangler.ts";
 
-const GATEWAY_TOKEN = "edge-gateway-token-0123456789";
-const API_TOKEN = "edge-api-token-0123456789";
 const SIGNING_KEY = "edge-signing-key";
 const SLOW = { timeout: 30_000 };
 /** What the issue allows a delayed delivery: due + 100 ms, never before. */
@@ -261,15 +261,43 @@ describe("the edge deliverer in workerd (wrangler dev --local), no resident work
   it("costs one REST request per cron tick with nothing due", SLOW, async () => {
     await starting;
     const before = await settledRequests();
+    const commands = gateway.stats().commands;
     const ticks = 3;
     for (let i = 0; i < ticks; i++) {
       await fetch(`${wrangler.origin}/__scheduled?cron=*+*+*+*+*`);
       await eventually(() => gateway.stats().requests > before + i, `tick ${i + 1} to read Redis`);
     }
     const spent = await settledRequests() - before;
-    console.log(`edge deliverer, idle: ${spent} REST requests for ${ticks} cron ticks`);
+    console.log(
+      `edge deliverer, idle: ${spent} REST requests (${gateway.stats().commands - commands} ` +
+        `commands) for ${ticks} cron ticks`,
+    );
     assert.ok(spent <= 2 * ticks, `${spent} requests for ${ticks} ticks (at most 2 each)`);
   });
+
+  it(
+    "delivers a burst of 100 tasks in batches: well under one REST request a task",
+    SLOW,
+    async () => {
+      await starting;
+      const n = 100;
+      const specs = Array.from({ length: n }, (_, i) => http(`/ok/burst-${i}`));
+      const before = await settledRequests();
+      assert.equal((await api("/tasks/batch", specs)).status, 201);
+      await eventually(
+        () => receiver.arrivals.filter((a) => a.path.startsWith("/ok/burst-")).length >= n,
+        `all ${n} deliveries`,
+        20_000,
+      );
+      // The submit's own requests (a type check and the enqueue) are counted too.
+      const spent = await settledRequests() - before;
+      console.log(
+        `edge deliverer, a burst of ${n} tasks submitted in one batch: ${spent} REST requests ` +
+          `with the submit's (${(spent / n).toFixed(2)} a task)`,
+      );
+      assert.ok(spent <= n, `${spent} REST requests for ${n} tasks`);
+    },
+  );
 
   /**
    * 200 tasks due over 9 s, submitted in one batch in a scrambled order (as the resident

@@ -14,14 +14,14 @@ import { ready, startWorker, type WorkerProcess } from "../../scripts/tools/work
 import { eventually } from "../../scripts/tools/wait.ts";
 import { readSse, taskEventsOf } from "../helpers/sse.ts";
 import {
+  API_TOKEN,
   FIRST_START_MS,
+  GATEWAY_TOKEN,
   startWrangler,
   type Wrangler,
   wranglerReady,
 } from "../helpers/wrangler.ts";
 
-const GATEWAY_TOKEN = "edge-gateway-token-0123456789";
-const API_TOKEN = "edge-api-token-0123456789";
 const SLOW = { timeout: 30_000 };
 
 describe("Cloudflare Worker in workerd (wrangler dev --local) with a Bun worker over TCP", () => {

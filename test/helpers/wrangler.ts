@@ -9,6 +9,9 @@ import { freePort } from "../../scripts/tools/redis-server.ts";
 import { eventually } from "../../scripts/tools/wait.ts";
 
 export const WRANGLER = "node_modules/.bin/wrangler";
+/** The REST gateway's token and the Worker's API token the edge tests use. */
+export const GATEWAY_TOKEN = "edge-gateway-token-0123456789";
+export const API_TOKEN = "edge-api-token-0123456789";
 /** workerd compiles the bundle on first start: give it far longer than it usually needs. */
 export const FIRST_START_MS = 120_000;
 
