@@ -142,6 +142,7 @@ export class Deliverer {
         config,
         handlers,
         spent: () => transport.requests + deliveries,
+        reloads: () => storage.scriptReloads(),
         heartbeatTtlMs: beat ? HEARTBEAT_TTL_MS : null,
         startedAt: this.#startedAt,
         firstAt,

@@ -91,17 +91,16 @@ export function earliest(due: NextDue, wake: number, pools: WorkerPool[]): numbe
 
 /**
  * `storage` with its claims passed through `claim` (the run's budget and timeout cut), and
- * `settled` called with each settle's answer as it is issued: the other pools' claims then
- * join its request.
+ * `settled` called as each settle is issued: the other pools' claims then join its request.
  * A Proxy, since the pools take the whole QueueStore and only these change.
  */
 export function gated(
   storage: EdgeStorage,
-  hooks: { claim(p: ClaimParams): Promise<Claimed>; settled(answer: Promise<unknown>): void },
+  hooks: { claim(p: ClaimParams): Promise<Claimed>; settled(): void },
 ): EdgeStorage {
   const settle = (name: "complete" | "fail") => (p: never) => {
     const result = (storage[name] as (p: never) => Promise<unknown>).call(storage, p);
-    hooks.settled(result);
+    hooks.settled();
     return result;
   };
   const wrapped: Record<string, unknown> = {

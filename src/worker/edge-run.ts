@@ -49,7 +49,17 @@ export type EdgeStorage =
 const MAX_ROUNDS = 1000;
 
 export interface EdgeRunOptions {
+  /**
+   * Its calls must leave in the order they are issued, as over one pipelined connection: a
+   * claim issued after a settle then sees the callbacks and children the settle queued
+   * (RedisStorage: call `prepare()` first, so no script waits to be hashed).
+   */
   storage: EdgeStorage;
+  /**
+   * How many script calls the store had to send again in full so far (NOSCRIPT, then EVAL:
+   * RedisStorage's `scriptReloads()`); a change makes the run claim once more before it ends.
+   */
+  reloads?(): number;
   clock: Clock;
   logger: Logger;
   /** The deliverer's instance id (leases, history, `GET /workers`). */
@@ -104,16 +114,12 @@ class EdgeRun {
   /** The run has ended: nothing starts a round or a timer any more. */
   #done = false;
   #finish: () => void = () => {};
-  // Calls are numbered as issued. Over one ordered connection a claim issued after a settle
-  // is answered after it, and sees the callbacks and workflow children it queued; a settle
-  // answered after such a claim (its script had to be loaded first: NOSCRIPT, then EVAL)
-  // makes the run claim once more before it ends.
-  #issued = 0;
-  #claimedUpTo = 0;
-  #recheck = false;
+  /** The store's script reloads when the run last claimed for them (see `reloads`). */
+  #reloads = 0;
 
   constructor(o: EdgeRunOptions) {
     this.#o = o;
+    this.#reloads = o.reloads?.() ?? 0;
     this.#deadline = o.clock.now() + o.config.runMs;
     const gate = gated(o.storage, {
       claim: async (p) => {
@@ -121,21 +127,17 @@ class EdgeRun {
           this.#left = true;
           return [];
         }
-        const n = ++this.#issued;
         const tasks = await o.storage.claim(p).catch((error) => {
           this.#failed = true;
           throw error;
         });
-        this.#claimedUpTo = Math.max(this.#claimedUpTo, n);
         this.#claimed += tasks.length;
         // A delivery must end while its lease holds: each attempt's timeout is the edge's at most.
         const cut = o.config.timeoutMs;
         for (const t of tasks) t.timeoutMs = Math.min(t.timeoutMs ?? cut, cut);
         return tasks;
       },
-      settled: (answer) => {
-        const n = ++this.#issued;
-        answer.then(() => (this.#recheck ||= this.#claimedUpTo > n), () => {});
+      settled: () => {
         // A pool with a claim in flight needs no wake: its claim was issued after the settle.
         queueMicrotask(() => this.#pools.forEach((p) => p.claiming || p.wake()));
       },
@@ -267,8 +269,11 @@ class EdgeRun {
     if (this.#done || this.#busy || this.#running.size > 0 || this.#pools.some((p) => p.claiming)) {
       return;
     }
-    if (this.#recheck && this.#open()) {
-      this.#recheck = false;
+    // A call the store had to send again in full (NOSCRIPT, then EVAL) ran after the calls
+    // issued behind it: a settle may have queued work that the claims after it missed.
+    const reloads = this.#o.reloads?.() ?? 0;
+    if (reloads !== this.#reloads && this.#open()) {
+      this.#reloads = reloads;
       for (const pool of this.#pools) pool.wake();
       return;
     }

@@ -45,7 +45,10 @@ const rest: StorageFactory = async (options) => {
   return { storage, dispose: () => storage.close() };
 };
 
-/** The store the edge deliverer makes in each alarm: plain RedisStorage, no event stream. */
+/**
+ * The store the edge deliverer makes in each alarm: plain RedisStorage, no event stream, its
+ * scripts hashed before the first call (prepare).
+ */
 const restOnce: StorageFactory = async (options) => {
   if (!gateway) throw new Error("the REST gateway did not start (see the before hook)");
   const transport = new RestTransport({ url: gateway.url, token: TOKEN });
@@ -57,6 +60,7 @@ const restOnce: StorageFactory = async (options) => {
     ...options,
   });
   await storage.init();
+  await storage.prepare();
   return { storage, dispose: () => storage.close() };
 };
 

@@ -52,6 +52,7 @@ function run(h: Harness, fetcher: HttpFetcher, options: Partial<EdgeRunOptions> 
     config: CONFIG,
     handlers,
     spent: () => 0,
+    reloads: () => (h.storage as { scriptReloads?: () => number }).scriptReloads?.() ?? 0,
     heartbeatTtlMs: null,
     startedAt: T0,
     ...options,
@@ -114,6 +115,20 @@ export function edgeSuite(backend: string, factory: StorageFactory): void {
         await h.clock.advance(3_000);
         await run(h, r.fetcher);
         assert.equal((await h.s.get(later))?.status, "succeeded");
+      } finally {
+        await h.close();
+      }
+    });
+
+    it("delivers a workflow child its parent's settle released, in the same run", async () => {
+      const h = await harness(factory, { start: false });
+      try {
+        const r = receiver();
+        const parent = await h.s.submit(http("parent", { id: "parent" }));
+        const child = await h.s.submit(http("child", { dependsOn: [parent] }));
+        await run(h, r.fetcher);
+        assert.deepEqual(r.got.map((g) => g.url.pathname), ["/skedulr/parent", "/skedulr/child"]);
+        assert.equal((await h.s.get(child))?.status, "succeeded");
       } finally {
         await h.close();
       }

@@ -1059,6 +1059,14 @@ export const MUTANTS: Mutant[] = [
     tests: ["test/unit/edge-config.test.ts"],
   },
   {
+    id: "edge-ignores-script-reloads",
+    why: "after Redis lost its scripts, work a settle released is still delivered in the same run",
+    file: "src/worker/edge-run.ts",
+    find: "if (reloads !== this.#reloads && this.#open()) {",
+    replace: "if (reloads !== reloads + 0 && this.#open()) {",
+    tests: ["test/unit/edge-reload.test.ts"],
+  },
+  {
     id: "edge-start-not-rearmed",
     why: "the deliverer re-arms itself at start-up (alarms may not survive a restart)",
     file: "scripts/entry/cloudflare-deliverer.ts",

@@ -121,7 +121,6 @@ export class RedisStorage extends QueueForwarder implements Storage {
 
   async init(): Promise<void> {
     if (this.#options.checkEvictionPolicy !== false) await checkEvictionPolicy(this.#ctx.transport);
-    await this.prepare();
     // Warm the script cache so the first calls skip the NOSCRIPT round trip; best effort.
     await this.#ctx.transport.pipeline(
       Object.values(SCRIPTS).map((s) => ["SCRIPT", "LOAD", this.#ctx.runner.source(s)]),
@@ -138,11 +137,16 @@ export class RedisStorage extends QueueForwarder implements Storage {
   }
 
   /**
-   * Hashes the scripts (Web Crypto, once per process) without touching Redis: a store made
-   * for one request or one alarm then sends the calls it issues together in one batch.
+   * Hashes the scripts (Web Crypto) without touching Redis: a store made for one alarm (the
+   * edge deliverer) then sends the calls it issues together in one batch.
    */
   prepare(): Promise<void> {
     return this.#ctx.runner.prepare(Object.values(SCRIPTS));
+  }
+
+  /** Script calls sent again in full after NOSCRIPT so far (ScriptRunner `reloads`). */
+  scriptReloads(): number {
+    return this.#ctx.runner.reloads;
   }
 
   async close(): Promise<void> {

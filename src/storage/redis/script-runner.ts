@@ -34,22 +34,24 @@ export async function scriptSha(source: string): Promise<string> {
   return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/**
- * SHAs of the scripts as sent with their flags line and without, shared by every runner of
- * the process: a store built per request or per alarm (Workers) would otherwise hash every
- * script again, and a hash that takes a task turn splits a batch of script calls over two
- * requests.
- */
-const SHAS = { flags: new Map<LuaScript, string>(), plain: new Map<LuaScript, string>() };
-
-/** Runs scripts over a transport; each script's SHA is computed once per process. */
+/** Runs scripts over a transport; caches each script's SHA. */
 export class ScriptRunner {
   readonly #transport: RedisTransport;
+  readonly #shas = new Map<LuaScript, string>();
   readonly #flags: boolean;
+  #reloads = 0;
 
   constructor(transport: RedisTransport) {
     this.#transport = transport;
     this.#flags = transport.scriptFlags !== false;
+  }
+
+  /**
+   * Calls sent again in full (EVAL) after the server's cache lacked the script: each ran after
+   * the calls issued behind it, so a caller counting on issue order may look again.
+   */
+  get reloads(): number {
+    return this.#reloads;
   }
 
   /** The text sent for `script`: without its flags line when the server takes none. */
@@ -60,16 +62,19 @@ export class ScriptRunner {
 
   /** The SHA of `script` as sent, computed once. */
   async sha(script: LuaScript): Promise<string> {
-    const shas = this.#flags ? SHAS.flags : SHAS.plain;
-    let sha = shas.get(script);
+    let sha = this.#shas.get(script);
     if (!sha) {
       sha = await scriptSha(this.source(script));
-      shas.set(script, sha);
+      this.#shas.set(script, sha);
     }
     return sha;
   }
 
-  /** Computes the SHAs of `scripts` not known yet, so their first calls send at once. */
+  /**
+   * Computes the SHAs of `scripts` not known yet, so their first calls send at once: a hash
+   * takes a task turn (Web Crypto), which would split calls issued together over two
+   * requests.
+   */
   async prepare(scripts: Iterable<LuaScript>): Promise<void> {
     await Promise.all([...scripts].map((script) => this.sha(script)));
   }
@@ -82,6 +87,7 @@ export class ScriptRunner {
       return await this.#transport.send(["EVALSHA", sha, String(keys.length), ...keys, ...args]);
     } catch (error) {
       if (!isNoScript(error)) throw error;
+      this.#reloads++;
       return await this.#transport.send([
         "EVAL",
         this.source(script),
@@ -111,6 +117,7 @@ export class ScriptRunner {
       if (isNoScript(reply)) missing.push(i);
     });
     if (missing.length === 0) return replies;
+    this.#reloads += missing.length;
     const retry = await this.#transport.pipeline(
       missing.map((i) => {
         const { script, keys, args } = calls[i];
