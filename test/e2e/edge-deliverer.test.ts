@@ -4,9 +4,9 @@
  * resident worker at all: `http` tasks submitted to the Worker reach a local receiver on
  * time, signed; a failing receiver gets retries, then a dead letter; a cancel before delivery
  * holds; work queued by another node is delivered after the cron trigger (fired through
- * wrangler's test-scheduled route), delayed work on time; the idle and per-task REST cost;
- * the lateness of 200 tasks due within 10 s; and a `wrangler dev` killed mid-delivery and
- * restarted (alarms lost with its state) loses nothing.
+ * wrangler's test-scheduled route), delayed work on time; the REST cost idle and of a
+ * burst; the lateness of 200 tasks due within 10 s (figures in docs/BENCHMARKS.md); and a
+ * `wrangler dev` killed mid-delivery and restarted (alarms lost with its state) loses nothing.
  */
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
