@@ -12,7 +12,7 @@ import {
 } from "./client/task-event-feed.ts";
 import * as v from "valibot";
 import { type Clock, systemClock } from "./core/clock.ts";
-import { ConflictError, NotFoundError, ValidationError } from "./core/errors.ts";
+import { ConflictError, type FieldIssue, NotFoundError, ValidationError } from "./core/errors.ts";
 import { newId, requireName } from "./core/ids.ts";
 import {
   collectSpecIssues,
@@ -120,6 +120,12 @@ export interface SchedulerOptions {
    * addresses only (`SKEDULR_HTTP_ALLOW` opens more).
    */
   outboundPolicy?: OutboundPolicy;
+  /**
+   * A deployment's own rules on specs, checked at submit after the spec's and its payload's
+   * own: the issues of a valid spec (paths prefixed `at`), none when it passes. The Worker
+   * uses it for the edge deliverer's pools, which run `http` tasks only (SKEDULR_EDGE_POOLS).
+   */
+  specRules?: (spec: TaskSpec, at: string) => FieldIssue[];
   host?: string;
   pid?: number;
 }
@@ -216,6 +222,7 @@ export class Scheduler {
   readonly #strictTypes: boolean;
   readonly #callbackPool: string;
   readonly #outboundPolicy: OutboundPolicy | undefined;
+  readonly #specRules: SchedulerOptions["specRules"];
   #started = false;
 
   constructor(options: SchedulerOptions = {}) {
@@ -258,6 +265,7 @@ export class Scheduler {
       "callback pool",
     );
     this.#outboundPolicy = options.outboundPolicy;
+    this.#specRules = options.specRules;
     this.#types = new TypeDirectory({
       storage: this.storage,
       clock: this.clock,
@@ -402,7 +410,9 @@ export class Scheduler {
       now,
       outboundPolicy: this.#outboundPolicy,
     });
-    return found.length ? found : this.#payloadIssues(spec as TaskSpec, at);
+    if (found.length) return found;
+    const payload = this.#payloadIssues(spec as TaskSpec, at);
+    return payload.length ? payload : this.#specRules?.(spec as TaskSpec, at) ?? [];
   }
 
   #payloadIssues(spec: TaskSpec, at: string) {

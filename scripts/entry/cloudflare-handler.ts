@@ -20,6 +20,11 @@
  *                    check applies to a spec's `callback.url`.
  *   SKEDULR_CALLBACK_POOL  the pool callback tasks run in, the same as the workers'
  *                    (optional; default callbacks)
+ *   SKEDULR_EDGE_POOLS (and the other SKEDULR_EDGE_* of src/worker/edge-config.ts)  pools
+ *                    whose `http` tasks the edge deliverer delivers, with no resident
+ *                    worker (cloudflare-deliverer.ts; needs the DELIVERER binding). A submit
+ *                    of another type to them is a 400 naming `type`.
+ *   SKEDULR_SIGNING_KEY  signs the edge's deliveries, as on a resident worker (optional)
  *
  * The client address that login limits count by is Cloudflare's `CF-Connecting-IP`.
  *
@@ -40,7 +45,13 @@ import {
 import { RedisStorage } from "../../src/storage/redis/redis-storage.ts";
 import { RestTransport } from "../../src/storage/redis/rest-transport.ts";
 import { parseAllowedHosts, parseApiKeys } from "../../src/worker/access-config.ts";
+import { edgeSpecRules, parseEdgeConfig, wakeWatch } from "../../src/worker/edge-config.ts";
 import { VERSION } from "../../src/version.ts";
+import {
+  type DelivererNamespace,
+  type ExecutionContextLike,
+  tellDeliverer,
+} from "./cloudflare-edge.ts";
 
 /** The bindings this Worker reads. */
 export interface Env {
@@ -53,6 +64,14 @@ export interface Env {
   SKEDULR_PREFIX?: string;
   SKEDULR_HTTP_ALLOW?: string;
   SKEDULR_CALLBACK_POOL?: string;
+  SKEDULR_EDGE_POOLS?: string;
+  SKEDULR_EDGE_LEASE?: string;
+  SKEDULR_EDGE_TIMEOUT?: string;
+  SKEDULR_EDGE_SUBREQUESTS?: string;
+  SKEDULR_EDGE_RUN?: string;
+  SKEDULR_SIGNING_KEY?: string;
+  /** The edge deliverer's Durable Object namespace (wrangler.toml). */
+  DELIVERER?: DelivererNamespace;
 }
 
 /** Names each missing or bad variable, or returns null when the env is usable. */
@@ -96,11 +115,74 @@ export function checkEnv(env: Env): string | null {
   } catch (error) {
     problems.push((error as Error).message);
   }
+  const edge = parseEdgeConfig(env);
+  problems.push(...edge.problems);
+  if (edge.config && !env.DELIVERER) {
+    problems.push(
+      "SKEDULR_EDGE_POOLS is set but the DELIVERER Durable Object binding is missing (wrangler.toml)",
+    );
+  }
   return problems.length ? problems.join("; ") : null;
 }
 
+/** False until this isolate served its first request (see cloudflare-edge.ts `start`). */
+let started = false;
+
+/**
+ * The edge's pools and what the deliverer is told about this request (null without
+ * SKEDULR_EDGE_POOLS): `start` on the isolate's first request, and a wake for the work its
+ * writes queued.
+ */
+export function edgeFor(env: Env, ctx: ExecutionContextLike | undefined) {
+  const config = parseEdgeConfig(env).config;
+  if (!config) return null;
+  const namespace = env.DELIVERER;
+  const prefix = env.SKEDULR_PREFIX?.trim() || "skedulr";
+  const tell = (message: Parameters<typeof tellDeliverer>[2]) => {
+    if (namespace && ctx) ctx.waitUntil(tellDeliverer(namespace, prefix, message));
+  };
+  if (!started) {
+    started = true;
+    tell("start");
+  }
+  const watch = wakeWatch(config, Date.now);
+  return {
+    config,
+    listener: watch.listener,
+    /** Wakes the deliverer for the work this request's writes queued, if any. */
+    done(): void {
+      const at = watch.earliest();
+      if (at !== null) tell({ wakeAt: at });
+    },
+  };
+}
+
+/**
+ * A REST transport and a store for one request, or one alarm of the deliverer: Workers keep
+ * no I/O from one invocation for another. Its listeners hear its own writes' events only.
+ */
+export function storeFor(env: Env): { transport: RestTransport; storage: RedisStorage } {
+  const transport = new RestTransport({
+    url: env.UPSTASH_REDIS_REST_URL!.trim(),
+    token: env.UPSTASH_REDIS_REST_TOKEN!.trim(),
+  });
+  // No init(): it would open a pub/sub stream that an invocation cannot keep, and the
+  // eviction check belongs to the resident workers that start once.
+  const storage = new RedisStorage({
+    transport,
+    prefix: env.SKEDULR_PREFIX?.trim() || "skedulr",
+    checkEvictionPolicy: false,
+    subscribeEvents: false,
+  });
+  return { transport, storage };
+}
+
 /** Handles one request with a fresh app over a fresh REST transport. */
-export async function handle(request: Request, env: Env): Promise<Response> {
+export async function handle(
+  request: Request,
+  env: Env,
+  ctx?: ExecutionContextLike,
+): Promise<Response> {
   const problem = checkEnv(env);
   if (problem) {
     return Response.json(
@@ -108,17 +190,9 @@ export async function handle(request: Request, env: Env): Promise<Response> {
       { status: 500 },
     );
   }
-  const transport = new RestTransport({
-    url: env.UPSTASH_REDIS_REST_URL!.trim(),
-    token: env.UPSTASH_REDIS_REST_TOKEN!.trim(),
-  });
-  // No init(): it would open a pub/sub stream that a request-scoped Worker cannot keep,
-  // and the eviction check belongs to the resident workers that start once.
-  const storage = new RedisStorage({
-    transport,
-    prefix: env.SKEDULR_PREFIX?.trim() || "skedulr",
-    checkEvictionPolicy: false,
-  });
+  const { transport, storage } = storeFor(env);
+  const edge = edgeFor(env, ctx);
+  const unwatch = edge ? storage.subscribe(edge.listener) : () => {};
   const policy = outboundPolicy(env.SKEDULR_HTTP_ALLOW ?? null);
   const scheduler = new Scheduler({
     storage,
@@ -127,11 +201,12 @@ export async function handle(request: Request, env: Env): Promise<Response> {
     host: "edge",
     outboundPolicy: policy,
     callbackPool: env.SKEDULR_CALLBACK_POOL?.trim() || undefined,
+    specRules: edge ? edgeSpecRules(edge.config) : undefined,
   });
-  // Registered for its payload schema only: submits of http tasks are checked at the edge
-  // the same way a worker checks them; the workers run them.
+  // Registered for its payload schema only: submits of http tasks are checked here the same
+  // way a worker checks them; resident workers or the edge deliverer run them.
   scheduler.register("http", () => {
-    throw new Error("http tasks run on the resident workers, not in the Worker");
+    throw new Error("http tasks run on resident workers or the edge deliverer");
   }, { payloadSchema: httpTaskPayloadSchema(policy) });
   const hosts = env.SKEDULR_ALLOWED_HOSTS?.trim();
   const app = createApp({
@@ -151,6 +226,9 @@ export async function handle(request: Request, env: Env): Promise<Response> {
   } catch (error) {
     await transport.close();
     throw error;
+  } finally {
+    unwatch();
+    edge?.done();
   }
   if (!response.body) {
     await transport.close();

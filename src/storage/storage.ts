@@ -19,9 +19,9 @@
  *
  * The roles: {@link QueueStore} (task transitions), {@link ScheduleStore},
  * {@link QueryStore} (reads for people and dashboards), {@link InstanceRegistry} (live
- * instances and pool controls), {@link RateLimiter}, {@link EventSource}, and the
- * {@link StoreLifecycle}. A component asks for the roles it uses; {@link Storage} is all of
- * them, which is what a Scheduler takes.
+ * instances and pool controls), {@link RateLimiter}, {@link EventSource}, {@link DueTimes}
+ * (when timed work falls due), and the {@link StoreLifecycle}. A component asks for the
+ * roles it uses; {@link Storage} is all of them, which is what a Scheduler takes.
  */
 import type { AttemptRecord, ScheduleRecord, TaskRecord } from "../core/task.ts";
 import type {
@@ -59,6 +59,7 @@ import type {
   InstanceInfo,
   LogFilter,
   LogPage,
+  NextDue,
   Page,
   PageRequest,
   PoolControl,
@@ -300,6 +301,19 @@ export interface ScheduleStore {
   fireSchedule(p: FireParams): Promise<FireResult>;
 }
 
+/**
+ * One read of when timed work falls due, for a process that keeps no timing wheel and no
+ * event stream (the edge deliverer, src/worker/edge-run.ts): it sleeps until the earliest.
+ */
+export interface DueTimes {
+  /**
+   * The earliest due time of each kind: delayed entries (as {@link QueueStore.dueDelayed}
+   * lists them), running tasks' leases, schedules not paused (next occurrence before
+   * NEVER), expiry index entries. One atomic read (one script on Redis).
+   */
+  nextDue(): Promise<NextDue>;
+}
+
 /** Reads for people, dashboards and the API: records, listings, history, statistics. */
 export interface QueryStore {
   get(id: string): Promise<TaskRecord | null>;
@@ -404,4 +418,5 @@ export interface Storage
     QueryStore,
     InstanceRegistry,
     RateLimiter,
-    EventSource {}
+    EventSource,
+    DueTimes {}

@@ -134,6 +134,22 @@ export interface ClaimedTask extends TaskRecord {
  */
 export type Claimed = ClaimedTask[] & { heldUntil?: number };
 
+/**
+ * When each kind of timed work falls due next ({@link DueTimes.nextDue}), epoch ms, null
+ * for none: what a process without a timing wheel (the edge deliverer) arms its one alarm
+ * for.
+ */
+export interface NextDue {
+  /** The earliest delayed entry: a scheduled or retrying task, or a flow key's rate wake. */
+  delayed: number | null;
+  /** The earliest lease of a running task: recoverExpired takes it once `now` passes it. */
+  lease: number | null;
+  /** The earliest next occurrence of a schedule that is not paused. */
+  schedule: number | null;
+  /** The earliest entry of the expiry index (it may belong to a task that started since). */
+  expiry: number | null;
+}
+
 /** What one run of the recovery duty did. */
 export interface Recovery {
   /** Expired leases put back to work (or, past maxStalls, dead). */

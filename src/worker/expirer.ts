@@ -9,17 +9,22 @@
  * nothing expires: one indexed range read per scan.
  */
 import type { QueueStore } from "../storage/storage.ts";
-import { DueDuty, type DueDutyOptions } from "./due-duty.ts";
+import { DueDuty, type DueDutyOptions, type DueWork } from "./due-duty.ts";
 
 /** Index entries read per storage call. */
 const EXPIRE_BATCH = 1000;
 
 export function expirer(storage: QueueStore, options: DueDutyOptions): DueDuty {
-  return new DueDuty(options, {
+  return new DueDuty(options, expiryWork(storage));
+}
+
+/** The expiry duty's work: also run on its own by the edge deliverer (edge-run.ts). */
+export function expiryWork(storage: QueueStore): DueWork {
+  return {
     name: "expiry",
     scanName: "expiry scan",
     due: async (until, limit) =>
       (await storage.dueExpiries({ until, limit })).map(({ expiresAt }) => expiresAt),
     pass: async (now) => (await storage.expireDue({ now, limit: EXPIRE_BATCH })).more,
-  });
+  };
 }

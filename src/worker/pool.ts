@@ -70,7 +70,7 @@ export interface PoolDeps {
   onAttempt(record: AttemptRecord): void;
   /** False while nobody consumes results, so attempts build no record. */
   wantsAttempts(): boolean;
-  /** Called when any slot frees, so the scheduler can drain or report. */
+  /** Called when any slot frees or a claim loop ends, so the scheduler can drain or report. */
   onIdle(): void;
 }
 
@@ -114,6 +114,16 @@ export class WorkerPool {
   /** Attempts running in this pool now. */
   get active(): number {
     return this.#active.size;
+  }
+
+  /** True while a claim loop runs (a claim may be in flight). */
+  get claiming(): boolean {
+    return this.#lanes[0].pumping || this.#lanes[1].pumping;
+  }
+
+  /** When the pool's armed rate-limit wake-up fires (Infinity: none armed). */
+  get wakesAt(): number {
+    return this.#heldUntil;
   }
 
   start(): void {
@@ -207,7 +217,7 @@ export class WorkerPool {
       if (lane.again) {
         lane.again = false;
         this.#wakeLane(lane);
-      }
+      } else this.#deps.onIdle();
     });
   }
 

@@ -9,16 +9,21 @@
  * once however many instances fire for the same tick.
  */
 import type { QueueStore } from "../storage/storage.ts";
-import { DueDuty, type DueDutyOptions } from "./due-duty.ts";
+import { DueDuty, type DueDutyOptions, type DueWork } from "./due-duty.ts";
 
 const PROMOTE_BATCH = 1000;
 
 export function promoter(storage: QueueStore, options: DueDutyOptions): DueDuty {
-  return new DueDuty(options, {
+  return new DueDuty(options, promoteWork(storage));
+}
+
+/** The promoter's work: also run on its own by the edge deliverer (edge-run.ts). */
+export function promoteWork(storage: QueueStore): DueWork {
+  return {
     name: "promote",
     scanName: "look-ahead scan",
     due: async (until, limit) =>
       (await storage.dueDelayed({ until, limit })).map(({ runAt }) => runAt),
     pass: async (now) => await storage.promoteDue({ now, limit: PROMOTE_BATCH }) === PROMOTE_BATCH,
-  });
+  };
 }

@@ -82,20 +82,34 @@ export class ScheduleFirer {
   }
 
   async #fire(id: string, occurrenceAt: number): Promise<void> {
-    const { storage, clock } = this.#o;
-    const schedule = await storage.getSchedule(id);
-    if (!schedule || schedule.paused || schedule.nextRunAt !== occurrenceAt) return;
-    const now = clock.now();
-    const plan = firingPlan(schedule, occurrenceAt, now);
-    const run = plan.runAt === null ? null : scheduleRun(schedule, plan.runAt, now);
-    const result = await storage.fireSchedule({
-      id,
-      occurrenceAt,
-      nextRunAt: plan.nextRunAt,
-      firedAt: plan.firedAt,
-      run,
-      now,
-    });
-    if (result.fired) this.arm(id, plan.nextRunAt);
+    const next = await fireOccurrence(this.#o.storage, this.#o.clock, id, occurrenceAt);
+    if (next !== null) this.arm(id, next);
   }
+}
+
+/**
+ * Fires occurrence `occurrenceAt` of schedule `id` (its catchUp decides what runs) unless
+ * it was paused, removed or fired meanwhile; returns the next occurrence when this call
+ * fired it, else null. The store's compare-and-set makes it once across instances.
+ */
+export async function fireOccurrence(
+  storage: Pick<ScheduleStore, "getSchedule" | "fireSchedule">,
+  clock: Clock,
+  id: string,
+  occurrenceAt: number,
+): Promise<number | null> {
+  const schedule = await storage.getSchedule(id);
+  if (!schedule || schedule.paused || schedule.nextRunAt !== occurrenceAt) return null;
+  const now = clock.now();
+  const plan = firingPlan(schedule, occurrenceAt, now);
+  const run = plan.runAt === null ? null : scheduleRun(schedule, plan.runAt, now);
+  const result = await storage.fireSchedule({
+    id,
+    occurrenceAt,
+    nextRunAt: plan.nextRunAt,
+    firedAt: plan.firedAt,
+    run,
+    now,
+  });
+  return result.fired ? plan.nextRunAt : null;
 }

@@ -25,6 +25,7 @@ import { logsSuite } from "./suite-logs.ts";
 import { logsFaultsSuite } from "./suite-logs-faults.ts";
 import { callbacksSuite } from "./suite-callbacks.ts";
 import { callbackDeliverySuite } from "./suite-callback-delivery.ts";
+import { edgeSuite } from "./suite-edge.ts";
 
 const memory: StorageFactory = (options) => {
   const storage = new MemoryStorage(options);
@@ -53,3 +54,4 @@ logsSuite("memory", memory);
 logsFaultsSuite("memory", memory);
 callbacksSuite("memory", memory);
 callbackDeliverySuite("memory", memory);
+edgeSuite("memory", memory);

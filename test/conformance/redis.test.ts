@@ -28,12 +28,20 @@ import { logsSuite } from "./suite-logs.ts";
 import { logsFaultsSuite } from "./suite-logs-faults.ts";
 import { callbacksSuite } from "./suite-callbacks.ts";
 import { callbackDeliverySuite } from "./suite-callback-delivery.ts";
+import { edgeSuite } from "./suite-edge.ts";
 
 const redis: StorageFactory = async (options) => {
   const transport = connectRedisTcp(await testRedisUrl());
   const storage = new RedisStorage({ transport, prefix: uniquePrefix("conf"), ...options });
   await storage.init();
   return { storage, dispose: () => storage.close() };
+};
+
+/** The edge deliverer's store: its scripts hashed before the first call, as in each alarm. */
+const redisOnce: StorageFactory = async (options) => {
+  const made = await redis(options);
+  await (made.storage as RedisStorage).prepare();
+  return made;
 };
 
 const backend = `redis-tcp (${
@@ -61,3 +69,4 @@ logsSuite(backend, redis);
 logsFaultsSuite(backend, redis);
 callbacksSuite(backend, redis);
 callbackDeliverySuite(backend, redis);
+edgeSuite(backend, redisOnce);

@@ -7,6 +7,7 @@
 import { after, before, describe } from "node:test";
 import { RestTransport } from "../../src/storage/redis/rest-transport.ts";
 import { RestRedisStorage } from "../../src/storage/redis/rest-storage.ts";
+import { RedisStorage } from "../../src/storage/redis/redis-storage.ts";
 import { type RunningGateway, startGateway } from "../../scripts/rest-gateway/gateway.ts";
 import { testRedisUrl, uniquePrefix } from "../../scripts/tools/redis-server.ts";
 import type { StorageFactory } from "./harness.ts";
@@ -32,6 +33,7 @@ import { logsSuite } from "./suite-logs.ts";
 import { logsFaultsSuite } from "./suite-logs-faults.ts";
 import { callbacksSuite } from "./suite-callbacks.ts";
 import { callbackDeliverySuite } from "./suite-callback-delivery.ts";
+import { edgeSuite } from "./suite-edge.ts";
 
 const TOKEN = "conformance-rest-token";
 let gateway: RunningGateway | undefined;
@@ -41,6 +43,25 @@ const rest: StorageFactory = async (options) => {
   const transport = new RestTransport({ url: gateway.url, token: TOKEN });
   const storage = new RestRedisStorage({ transport, prefix: uniquePrefix("rest"), ...options });
   await storage.init();
+  return { storage, dispose: () => storage.close() };
+};
+
+/**
+ * The store the edge deliverer makes in each alarm: plain RedisStorage, no event stream, its
+ * scripts hashed before the first call (prepare).
+ */
+const restOnce: StorageFactory = async (options) => {
+  if (!gateway) throw new Error("the REST gateway did not start (see the before hook)");
+  const transport = new RestTransport({ url: gateway.url, token: TOKEN });
+  const storage = new RedisStorage({
+    transport,
+    prefix: uniquePrefix("rest"),
+    subscribeEvents: false,
+    checkEvictionPolicy: false,
+    ...options,
+  });
+  await storage.init();
+  await storage.prepare();
   return { storage, dispose: () => storage.close() };
 };
 
@@ -77,4 +98,5 @@ describe(backend, () => {
   logsFaultsSuite(backend, rest);
   callbacksSuite(backend, rest);
   callbackDeliverySuite(backend, rest);
+  edgeSuite(backend, restOnce);
 });

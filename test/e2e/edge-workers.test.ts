@@ -7,63 +7,22 @@
  */
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
 import { createServer } from "node:http";
 import { type RunningGateway, startGateway } from "../../scripts/rest-gateway/gateway.ts";
-import { freePort, testRedisUrl, uniquePrefix } from "../../scripts/tools/redis-server.ts";
+import { testRedisUrl, uniquePrefix } from "../../scripts/tools/redis-server.ts";
 import { ready, startWorker, type WorkerProcess } from "../../scripts/tools/worker-process.ts";
 import { eventually } from "../../scripts/tools/wait.ts";
 import { readSse, taskEventsOf } from "../helpers/sse.ts";
+import {
+  API_TOKEN,
+  FIRST_START_MS,
+  GATEWAY_TOKEN,
+  startWrangler,
+  type Wrangler,
+  wranglerReady,
+} from "../helpers/wrangler.ts";
 
-const WRANGLER = "node_modules/.bin/wrangler";
-const GATEWAY_TOKEN = "edge-gateway-token-0123456789";
-const API_TOKEN = "edge-api-token-0123456789";
-/** workerd compiles the bundle on first start: give it far longer than it usually needs. */
-const FIRST_START_MS = 120_000;
 const SLOW = { timeout: 30_000 };
-
-interface Wrangler {
-  url: string;
-  child: ChildProcess;
-  output(): string;
-  /** SIGTERM to the whole process group (wrangler, esbuild, workerd), SIGKILL if it lingers. */
-  stop(): Promise<void>;
-}
-
-/** `wrangler dev --local` in its own session (setsid), so its children die with it. */
-async function startWrangler(vars: Record<string, string>): Promise<Wrangler> {
-  const port = await freePort();
-  const args = ["dev", "--local", "--ip", "127.0.0.1", "--port", String(port)];
-  args.push("--inspector-port", String(await freePort()), "--show-interactive-dev-session=false");
-  for (const [k, v] of Object.entries(vars)) args.push("--var", `${k}:${v}`);
-  const child = spawn(WRANGLER, args, {
-    detached: true, // setsid(2): wrangler leads a new process group
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "true", NO_COLOR: "1" },
-  });
-  let out = "";
-  child.stdout!.on("data", (d) => (out += d));
-  child.stderr!.on("data", (d) => (out += d));
-  const exited = new Promise<void>((r) => child.once("exit", () => r()));
-  const signal = (sig: NodeJS.Signals) => {
-    try {
-      process.kill(-child.pid!, sig);
-    } catch { /* the group is gone */ }
-  };
-  return {
-    url: `http://127.0.0.1:${port}/skedulr`,
-    child,
-    output: () => out,
-    stop: async () => {
-      signal("SIGTERM");
-      const timer = setTimeout(() => signal("SIGKILL"), 5_000);
-      await exited;
-      clearTimeout(timer);
-      signal("SIGKILL"); // workerd may outlive wrangler for a moment
-    },
-  };
-}
 
 describe("Cloudflare Worker in workerd (wrangler dev --local) with a Bun worker over TCP", () => {
   let gateway: RunningGateway;
@@ -74,10 +33,6 @@ describe("Cloudflare Worker in workerd (wrangler dev --local) with a Bun worker 
   // workerd start can take longer than the default. `before` only starts it.
   let starting: Promise<void>;
   const start = async () => {
-    assert.ok(
-      existsSync(WRANGLER),
-      `${WRANGLER} is missing: run npm install (wrangler is a devDependency)`,
-    );
     const redisUrl = await testRedisUrl();
     const prefix = uniquePrefix("edge").replace(/^t:/, "t-");
     gateway = await startGateway({ redisUrl, token: GATEWAY_TOKEN });
@@ -96,18 +51,7 @@ describe("Cloudflare Worker in workerd (wrangler dev --local) with a Bun worker 
       SKEDULR_HTTP_ALLOW: "127.0.0.1",
     });
     await ready(bun);
-    await eventually(
-      async () => {
-        if (wrangler.child.exitCode !== null) {
-          throw new Error(`wrangler exited ${wrangler.child.exitCode}:\n${wrangler.output()}`);
-        }
-        return (await fetch(`${wrangler.url}/healthz`).catch(() => null))?.ok;
-      },
-      `wrangler dev at ${wrangler.url}`,
-      FIRST_START_MS,
-    ).catch((error) => {
-      throw new Error(`${(error as Error).message}\nwrangler output:\n${wrangler.output()}`);
-    });
+    await wranglerReady(wrangler);
   };
   before(() => {
     starting = start();

@@ -19,6 +19,7 @@ export interface Mutant {
 
 const MEMORY = "test/conformance/memory.test.ts";
 const REDIS = "test/conformance/redis.test.ts";
+const EDGE_E2E = "test/e2e/edge-deliverer.test.ts";
 
 export const MUTANTS: Mutant[] = [
   // Flow control keys.
@@ -1057,8 +1058,99 @@ export const MUTANTS: Mutant[] = [
     why:
       "a library the server lost (restart, FUNCTION FLUSH) is loaded again by the call that needs it",
     file: "src/storage/redis/script-runner.ts",
-    find: "        if (isNoFunction(error)) {\n          await this.#load(script);",
-    replace: "        if (isNoFunction(error) && false) {\n          await this.#load(script);",
+    find: "          this.#reloads++;\n          await this.#load(script);",
+    replace:
+      "          this.#reloads++;\n          if (Math.random() > 2) await this.#load(script);",
     tests: ["test/unit/redis-functions.test.ts"],
+  },
+  // The edge deliverer (issue 19).
+  {
+    id: "edge-claims-other-pools",
+    why: "the edge deliverer claims only the pools assigned to it (SKEDULR_EDGE_POOLS)",
+    file: "src/worker/edge-run.ts",
+    find: "this.#pools = [...o.config.pools].map(([name, size]) =>",
+    replace: 'this.#pools = [...o.config.pools, ["default", 1] as const].map(([name, size]) =>',
+    tests: [MEMORY],
+    filter: "edge deliverer",
+  },
+  {
+    id: "edge-alarm-ignores-delayed",
+    why: "the deliverer's alarm follows the delayed set (delays and retries are on time)",
+    file: "src/worker/edge-duties.ts",
+    find: "const times = [due.delayed, lease,",
+    replace: "const times = [lease,",
+    tests: [MEMORY],
+    filter: "edge deliverer",
+  },
+  {
+    id: "next-due-skips-leases",
+    why: "the deliverer's alarm covers the earliest lease expiry (lease recovery at the edge)",
+    file: "src/storage/redis/lua/nextDue-1.lua",
+    find: "first('leases', '+inf'),",
+    replace: "'',",
+    tests: [REDIS],
+    filter: "edge deliverer",
+  },
+  {
+    id: "edge-timeout-not-cut",
+    why: "an edge delivery ends at the edge's timeout, below its lease, whatever the task asks",
+    file: "src/worker/edge-run.ts",
+    find: "for (const t of tasks) t.timeoutMs = Math.min(t.timeoutMs ?? cut, cut);",
+    replace: "for (const t of tasks) t.timeoutMs ??= cut;",
+    tests: [MEMORY],
+    filter: "edge deliverer",
+  },
+  {
+    id: "edge-budget-ignored",
+    why: "an edge run stops claiming before its invocation's subrequests run out",
+    file: "src/worker/edge-run.ts",
+    find: "spent() + EDGE_RESERVE <= config.subrequests;",
+    replace: "spent() + EDGE_RESERVE <= Infinity;",
+    tests: [MEMORY],
+    filter: "edge deliverer",
+  },
+  {
+    id: "edge-pool-takes-any-type",
+    why: "a task of another type than http submitted to an edge pool is refused with 400",
+    file: "src/worker/edge-config.ts",
+    find: 'if (spec.type !== "http") {',
+    replace: 'if (spec.type === "never") {',
+    tests: ["test/unit/edge-config.test.ts"],
+  },
+  {
+    id: "edge-ignores-script-reloads",
+    why: "after Redis lost its scripts, work a settle released is still delivered in the same run",
+    file: "src/worker/edge-run.ts",
+    find: "if (reloads !== this.#reloads && this.#open()) {",
+    replace: "if (reloads !== reloads + 0 && this.#open()) {",
+    tests: ["test/unit/edge-reload.test.ts"],
+  },
+  {
+    id: "edge-start-not-rearmed",
+    why: "the deliverer re-arms itself at start-up (alarms may not survive a restart)",
+    file: "scripts/entry/cloudflare-deliverer.ts",
+    find: "        await this.#set(now);",
+    replace: "        void now;",
+    tests: [EDGE_E2E],
+    filter: "killed mid-delivery",
+  },
+  {
+    id: "edge-submit-not-woken",
+    why: "work submitted through the Worker wakes the deliverer: delivered on time",
+    file: "scripts/entry/cloudflare-handler.ts",
+    find: "    edge?.done();",
+    replace: "",
+    tests: [EDGE_E2E],
+    filter: "within 3 s",
+  },
+  {
+    id: "edge-cron-does-nothing",
+    why: "the cron trigger re-arms the deliverer: work other nodes queued is delivered",
+    file: "scripts/entry/cloudflare-worker.ts",
+    find:
+      'ctx.waitUntil(tellDeliverer(env.DELIVERER, env.SKEDULR_PREFIX?.trim() || "skedulr", "tick"));',
+    replace: "void ctx;",
+    tests: [EDGE_E2E],
+    filter: "other nodes queued",
   },
 ];

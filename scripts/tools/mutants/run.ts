@@ -40,6 +40,8 @@ const COPIED = [
   "deno.json",
   "bunfig.toml",
   "jobs.ts",
+  // The Cloudflare Worker's configuration: the edge tests run it in wrangler dev.
+  "wrangler.toml",
 ];
 
 const chosen = MUTANTS.filter((m) => !only || only.includes(m.id));

@@ -10,6 +10,7 @@
  * them and answers the queries.
  */
 import type { AttemptRecord, ScheduleRecord, TaskRecord } from "../../core/task.ts";
+import { NEVER } from "../../core/catch-up.ts";
 import { pageLimit } from "../filter.ts";
 import { Listeners } from "../listeners.ts";
 import type * as P from "../params.ts";
@@ -22,6 +23,7 @@ import type {
   InstanceInfo,
   LogFilter,
   LogPage,
+  NextDue,
   Page,
   PageRequest,
   PoolControl,
@@ -211,6 +213,26 @@ export class MemoryStorage extends QueueForwarder implements Storage {
 
   fireSchedule(p: P.FireParams): Promise<FireResult> {
     return this.#schedules.fireSchedule(p);
+  }
+
+  async nextDue(): Promise<NextDue> {
+    const first = <T>(list: T[], at: (item: T) => number) => list.length ? at(list[0]) : null;
+    let lease: number | null = null;
+    for (const id of this.#table.running) {
+      const until = this.#table.rows.get(id)?.leaseUntil ?? null;
+      if (until !== null && (lease === null || until < lease)) lease = until;
+    }
+    // Redis reads a schedule whose next occurrence is NEVER as none too (nextDue-1.lua).
+    const until = NEVER - 1;
+    return {
+      delayed: first(await this.queue.dueDelayed({ until: Infinity, limit: 1 }), (d) => d.runAt),
+      lease,
+      schedule: first(await this.#schedules.dueSchedules({ until, limit: 1 }), (s) => s.nextRunAt),
+      expiry: first(
+        await this.queue.dueExpiries({ until: Infinity, limit: 1 }),
+        (e) => e.expiresAt,
+      ),
+    };
   }
 
   // Instances and pool controls (registry.ts), rate limits.

@@ -20,15 +20,19 @@ export class EventHub {
   readonly #transport: RedisTransport;
   readonly #channel: string;
   readonly #listeners = new Listeners();
+  readonly #remote: boolean;
   #subscription: Promise<Unsubscribe> | null = null;
 
-  constructor(transport: RedisTransport, channel: string) {
+  /** `remote` false: only this store's own events, and the channel is never subscribed. */
+  constructor(transport: RedisTransport, channel: string, remote = true) {
     this.#transport = transport;
     this.#channel = channel;
+    this.#remote = remote;
   }
 
   /** Subscribes to the channel once; later calls share the first subscription. */
   start(): Promise<void> {
+    if (!this.#remote) return Promise.resolve();
     this.#subscription ??= this.#transport.subscribe(this.#channel, (message) => {
       const event = decodeEvent(message);
       if (event) this.#listeners.emit(event);

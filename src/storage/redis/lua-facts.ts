@@ -19,6 +19,7 @@ import {
   CALLBACK_TYPE,
   callbackTask,
 } from "../../core/callback.ts";
+import { NEVER } from "../../core/catch-up.ts";
 import { CASCADE_BUDGET } from "../memory/cascade.ts";
 import { PRUNABLE_STATUSES } from "../memory/task-table.ts";
 import {
@@ -81,6 +82,7 @@ export const LUA_FACTS: readonly LuaFact[] = [
   { name: "DURATION_SAMPLES", value: DURATION_SAMPLES, from: "src/storage/stats.ts" },
   { name: "CASCADE_BUDGET", value: CASCADE_BUDGET, from: "src/storage/memory/cascade.ts" },
   { name: "DEFAULT_MAX_STALLS", value: DEFAULT_MAX_STALLS, from: "src/core/task.ts" },
+  { name: "NEVER", value: NEVER, from: "src/core/catch-up.ts" },
   { name: "PRUNED_STATUS", value: PRUNED_STATUS, from: "src/core/task.ts" },
   { name: "SUBMIT_KEY_GRACE_MS", value: SUBMIT_KEY_GRACE_MS, from: "src/storage/redis/keys.ts" },
   { name: "FLOW_SCAN_EXTRA", value: FLOW_SCAN_EXTRA, from: "src/storage/memory/flows.ts" },

@@ -21,6 +21,7 @@ import type {
   InstanceInfo,
   LogFilter,
   LogPage,
+  NextDue,
   Page,
   PageRequest,
   PoolControl,
@@ -65,6 +66,12 @@ export interface RedisStorageOptions {
   history?: Partial<HistoryRetention>;
   /** Refuse to start unless `maxmemory-policy` is `noeviction` (default true). */
   checkEvictionPolicy?: boolean;
+  /**
+   * Listen on the store's pub/sub channel for the events of other processes (default true).
+   * False: listeners get this store's own writes' events only, and nothing is subscribed:
+   * for a store that lives one request or one alarm (a Worker, the edge deliverer).
+   */
+  subscribeEvents?: boolean;
   /** Close the transport in `close()` (default true). */
   closeTransport?: boolean;
   /**
@@ -99,7 +106,11 @@ export class RedisStorage extends QueueForwarder implements Storage {
     const prefix = keyPrefix(options.prefix, options.tag);
     const retention = { ...DEFAULT_RETENTION, ...options.history };
     this.#ctx = new RedisContext(options.transport, prefix, retention, options.maxUnfinished);
-    this.#events = new EventHub(options.transport, keys.events(prefix));
+    this.#events = new EventHub(
+      options.transport,
+      keys.events(prefix),
+      options.subscribeEvents !== false,
+    );
     this.#taskEvents = new TaskEventHub(options.transport, prefix);
     this.queue = new RedisQueue(this.#ctx, this.#events);
   }
@@ -125,6 +136,19 @@ export class RedisStorage extends QueueForwarder implements Storage {
         : ["HDEL", meta, EVENTS_OFF_FIELD],
     );
     await this.#events.start();
+  }
+
+  /**
+   * Hashes the scripts (Web Crypto) without touching Redis: a store made for one alarm (the
+   * edge deliverer) then sends the calls it issues together in one batch.
+   */
+  prepare(): Promise<void> {
+    return this.#ctx.runner.prepare(Object.values(SCRIPTS));
+  }
+
+  /** Script calls sent again in full after NOSCRIPT so far (ScriptRunner `reloads`). */
+  scriptReloads(): number {
+    return this.#ctx.runner.reloads;
   }
 
   async close(): Promise<void> {
@@ -243,6 +267,12 @@ export class RedisStorage extends QueueForwarder implements Storage {
     const result = await registry.fireSchedule(this.#ctx, p);
     if (result.fired) this.#events.local(registry.firedEvents(p, result));
     return result;
+  }
+
+  async nextDue(): Promise<NextDue> {
+    const [delayed, lease, schedule, expiry] = (await this.#ctx.run("nextDue", []) as string[])
+      .map((score) => (score === "" ? null : Number(score)));
+    return { delayed, lease, schedule, expiry };
   }
 
   // Instances, pool controls, rate limits.

@@ -51,6 +51,7 @@ export class ScriptRunner {
   #functions: boolean;
   /** Library loads in flight, so concurrent calls that found it missing load it once. */
   readonly #loading = new Map<LuaScript, Promise<void>>();
+  #reloads = 0;
 
   constructor(transport: RedisTransport) {
     this.#transport = transport;
@@ -110,6 +111,14 @@ export class ScriptRunner {
     return ["FCALL", script.fn!, String(keys.length), ...keys, ...args];
   }
 
+  /**
+   * Calls sent again after the server lacked their script or function: each ran after
+   * the calls issued behind it, so a caller counting on issue order may look again.
+   */
+  get reloads(): number {
+    return this.#reloads;
+  }
+
   /** The text sent for `script`: without its flags line when the server takes none. */
   source(script: LuaScript): string {
     if (this.#flags || !script.source.startsWith("#!")) return script.source;
@@ -126,6 +135,15 @@ export class ScriptRunner {
     return sha;
   }
 
+  /**
+   * Computes the SHAs of `scripts` not known yet, so their first calls send at once: a hash
+   * takes a task turn (Web Crypto), which would split calls issued together over two
+   * requests.
+   */
+  async prepare(scripts: Iterable<LuaScript>): Promise<void> {
+    await Promise.all([...scripts].map((script) => this.sha(script)));
+  }
+
   /** Runs one script; throws {@link RedisCommandError} when the script raised an error. */
   async run(script: LuaScript, keys: string[], args: string[]): Promise<RedisReply> {
     checkKeys(script, keys);
@@ -134,6 +152,7 @@ export class ScriptRunner {
         return await this.#transport.send(this.#fcall(script, keys, args));
       } catch (error) {
         if (isNoFunction(error)) {
+          this.#reloads++;
           await this.#load(script);
           return await this.#transport.send(this.#fcall(script, keys, args));
         }
@@ -146,6 +165,7 @@ export class ScriptRunner {
       return await this.#transport.send(["EVALSHA", sha, String(keys.length), ...keys, ...args]);
     } catch (error) {
       if (!isNoScript(error)) throw error;
+      this.#reloads++;
       return await this.#transport.send([
         "EVAL",
         this.source(script),
@@ -171,6 +191,7 @@ export class ScriptRunner {
       if (!replies.some(isUnknownCommand)) {
         const missing = calls.map((_, i) => i).filter((i) => isNoFunction(replies[i]));
         if (missing.length === 0) return replies;
+        this.#reloads += missing.length;
         await Promise.all(
           [...new Set(missing.map((i) => calls[i].script))].map((s) => this.#load(s)),
         );
@@ -194,6 +215,7 @@ export class ScriptRunner {
       if (isNoScript(reply)) missing.push(i);
     });
     if (missing.length === 0) return replies;
+    this.#reloads += missing.length;
     const retry = await this.#transport.pipeline(
       missing.map((i) => {
         const { script, keys, args } = calls[i];

@@ -17,6 +17,7 @@ local SEQ_FORMAT = '%016d' -- src/storage/redis/keys.ts: SEQ_WIDTH
 local DURATION_SAMPLES = 1000 -- src/storage/stats.ts
 local CASCADE_BUDGET = 1000 -- src/storage/memory/cascade.ts
 local DEFAULT_MAX_STALLS = 3 -- src/core/task.ts
+local NEVER = 8640000000000000 -- src/core/catch-up.ts
 local PRUNED_STATUS = 'pruned' -- src/core/task.ts
 local SUBMIT_KEY_GRACE_MS = 60000 -- src/storage/redis/keys.ts
 local FLOW_SCAN_EXTRA = 64 -- src/storage/memory/flows.ts
