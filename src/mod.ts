@@ -65,7 +65,11 @@ export type { LogLine } from "./core/task-log.ts";
 export { nextRuns } from "./core/catch-up.ts";
 export { isTraceparent } from "./core/traceparent.ts";
 export {
+  type EventPosition,
+  formatPosition,
   parseEventId,
+  parsePosition,
+  positionAfter,
   TASK_EVENT_BUFFER,
   TASK_EVENT_CHUNK,
   TASK_EVENT_KINDS,

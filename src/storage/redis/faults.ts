@@ -41,6 +41,7 @@ export function faultReporting(transport: RedisTransport): RedisTransport {
   return {
     name: transport.name,
     scriptFlags: transport.scriptFlags,
+    shardedPubSub: transport.shardedPubSub,
     send: (cmd) => transport.send(cmd).catch(rethrow),
     pipeline: (cmds) => transport.pipeline(cmds).catch(rethrow),
     subscribe: (channel, onMessage) => transport.subscribe(channel, onMessage),

@@ -39,16 +39,28 @@ export class ScriptRunner {
   readonly #transport: RedisTransport;
   readonly #shas = new Map<LuaScript, string>();
   readonly #flags: boolean;
+  readonly #sharded: boolean;
+  readonly #sources = new Map<LuaScript, string>();
 
   constructor(transport: RedisTransport) {
     this.#transport = transport;
     this.#flags = transport.scriptFlags !== false;
+    this.#sharded = transport.shardedPubSub === true;
   }
 
-  /** The text sent for `script`: without its flags line when the server takes none. */
+  /**
+   * The text sent for `script`: without its flags line when the server takes none, with
+   * SPUBLISH for PUBLISH on a Redis Cluster ({@link shardedPublish}).
+   */
   source(script: LuaScript): string {
-    if (this.#flags || !script.source.startsWith("#!")) return script.source;
-    return script.source.slice(script.source.indexOf("\n") + 1);
+    let text = this.#sources.get(script);
+    if (text === undefined) {
+      text = script.source;
+      if (!this.#flags && text.startsWith("#!")) text = text.slice(text.indexOf("\n") + 1);
+      if (this.#sharded) text = shardedPublish(text);
+      this.#sources.set(script, text);
+    }
+    return text;
   }
 
   /** The SHA of `script` as sent, computed once. */
@@ -117,4 +129,14 @@ function checkKeys(script: LuaScript, keys: string[]): void {
       `Script ${script.name} takes ${script.numKeys} keys, got ${keys.length}: ${keys.join(", ")}`,
     );
   }
+}
+
+/**
+ * A script that publishes with SPUBLISH instead of PUBLISH (a Redis Cluster transport,
+ * RedisTransport.shardedPubSub): the same channel, which hashes to the script's own slot,
+ * reaching that shard's subscribers only instead of every node of the cluster. The scripts
+ * publish in lua/includes/publish.lua and task-events.lua, always as `redis.call('PUBLISH',`.
+ */
+export function shardedPublish(source: string): string {
+  return source.replaceAll("redis.call('PUBLISH',", "redis.call('SPUBLISH',");
 }
