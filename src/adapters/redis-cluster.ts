@@ -117,6 +117,10 @@ export class ClusterTransport implements RedisTransport {
     this.#where = `cluster ${seeds.map((s) => `${s.host}:${s.port}`).join(",")}`;
     this.#cluster = new Cluster(seeds, {
       enableAutoPipelining: true,
+      // ioredis 6 would pipeline these with the tick's other commands to the slot's master,
+      // on the command connection instead of the shard's subscriber: messages then reach a
+      // connection nobody listens to (checked here: SPUBLISH counts a receiver, none arrives).
+      autoPipeliningIgnoredCommands: ["ssubscribe", "sunsubscribe"],
       // Nothing queued while the cluster is down: the gate below waits a bounded time.
       enableOfflineQueue: false,
       // A command whose connection closed may have run: never resend it (0 turns it off).
@@ -125,7 +129,9 @@ export class ClusterTransport implements RedisTransport {
       retryDelayOnClusterDown: 100,
       retryDelayOnTryAgain: 100,
       shardedSubscribers: true,
-      slotsRefreshInterval: 2_000,
+      // A backstop only: a redirection or a lost node refreshes the map at once (#toError),
+      // and each refresh is a command an idle worker pays for.
+      slotsRefreshInterval: 30_000,
       clusterRetryStrategy: reconnectDelay,
       // Node connections come back on their own; what was in flight is rejected, not resent.
       clusterNodeRetryStrategy: reconnectDelay,

@@ -10,7 +10,10 @@
  *
  * The live merge opens with the first listener: it subscribes to every partition and reads
  * each one's last batch number (one read per partition), so positions are complete from the
- * first event on; batches that arrive while that read runs wait for it.
+ * first event on; batches that arrive while that read runs wait for it. A partition's
+ * subscription may open after a batch was recorded (a sharded subscriber connects lazily):
+ * batches a partition's stream skipped are read from its buffer before the next one, so a
+ * listener gets every batch recorded after it subscribed, each once, in order.
  */
 import {
   type EventPosition,
@@ -45,6 +48,8 @@ export class MergedTaskEvents {
   /** Per partition, the last batch delivered; null until the tips are read. */
   #seen: number[] | null = null;
   #held: [number, TaskEvent[], boolean][] = [];
+  /** Per partition, the delivery in progress (batches of one partition go in order). */
+  #chains: Promise<void>[] = [];
 
   constructor(parts: EventPart[]) {
     this.#parts = parts;
@@ -60,6 +65,7 @@ export class MergedTaskEvents {
   }
 
   #open(): void {
+    this.#chains = this.#parts.map(() => Promise.resolve());
     this.#offs = this.#parts.map((p, k) =>
       p.subscribeTaskEvents((events, missed) => this.#receive(k, events, missed))
     );
@@ -69,7 +75,7 @@ export class MergedTaskEvents {
         const tips = await Promise.all(this.#parts.map((p) => p.taskEventTip()));
         if (this.#offs !== offs) return;
         this.#seen = tips;
-        for (const [k, events, missed] of this.#held.splice(0)) this.#deliver(k, events, missed);
+        for (const [k, events, missed] of this.#held.splice(0)) this.#queue(k, events, missed);
       } catch {
         // A store that did not answer: try again (batches wait meanwhile).
         if (this.#offs === offs) setTimeout(readTips, 1_000);
@@ -87,11 +93,37 @@ export class MergedTaskEvents {
   #receive(part: number, events: TaskEvent[], missed: boolean): void {
     if (events.length === 0) return;
     if (this.#seen === null) this.#held.push([part, events, missed]);
-    else this.#deliver(part, events, missed);
+    else this.#queue(part, events, missed);
+  }
+
+  #queue(part: number, events: TaskEvent[], missed: boolean): void {
+    const offs = this.#offs;
+    this.#chains[part] = this.#chains[part].then(async () => {
+      if (this.#offs !== offs) return;
+      const batch = batchOf(events);
+      if (!missed && batch > this.#seen![part] + 1) await this.#fill(part, batch, offs);
+      this.#deliver(part, events, missed);
+    });
+  }
+
+  /** Delivers partition `part`'s batches between the last one delivered and `before`. */
+  async #fill(part: number, before: number, offs: (() => void)[]): Promise<void> {
+    while (this.#offs === offs && this.#seen![part] + 1 < before) {
+      let page: TaskEventPage;
+      try {
+        page = await this.#parts[part].taskEventsAfter(`${this.#seen![part]}/999999`, 1000);
+      } catch {
+        return; // Unreadable now: the batches are skipped, as a live stream would have.
+      }
+      const batches = groupBatches(page.events).filter((b) => batchOf(b) < before);
+      if (batches.length === 0) return;
+      for (const b of batches) this.#deliver(part, b, page.missed);
+    }
   }
 
   #deliver(part: number, events: TaskEvent[], missed: boolean): void {
-    const seen = this.#seen!;
+    const seen = this.#seen;
+    if (!seen) return;
     const batch = batchOf(events);
     // Recorded before the tips were read: before this stream began.
     if (batch <= seen[part]) return;
