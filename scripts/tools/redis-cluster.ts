@@ -185,7 +185,9 @@ function roles(
 
 /** Whether node `port` sees `master` as a master. */
 function masterSeenBy(cli: RedisClusterHandle["cli"], port: number, master: number): boolean {
-  return tryCli(cli, port, "CLUSTER", "NODES").split("\n").some((line) =>
-    line.includes(`:${master}@`) && / master/.test(line) && !/fail/.test(line)
-  );
+  return tryCli(cli, port, "CLUSTER", "NODES").split("\n").some((line) => {
+    const flags = line.split(" ")[2] ?? "";
+    return line.includes(`:${master}@`) && flags.split(",").includes("master") &&
+      !flags.includes("fail");
+  });
 }

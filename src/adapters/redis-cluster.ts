@@ -131,7 +131,7 @@ export class ClusterTransport implements RedisTransport {
       shardedSubscribers: true,
       // A backstop only: a redirection or a lost node refreshes the map at once (#toError),
       // and each refresh is a command an idle worker pays for.
-      slotsRefreshInterval: 30_000,
+      slotsRefreshInterval: 60_000,
       clusterRetryStrategy: reconnectDelay,
       // Node connections come back on their own; what was in flight is rejected, not resent.
       clusterNodeRetryStrategy: reconnectDelay,
@@ -236,6 +236,8 @@ export class ClusterTransport implements RedisTransport {
 
   #toError(error: unknown, cmd: string[]): unknown {
     if (error instanceof Error && error.name === "ReplyError") {
+      // A redirection ioredis did not follow (see faults.ts): learn the new map now.
+      if (/^(MOVED|ASK) /.test(error.message) && !this.#closed) this.#cluster.refreshSlotsCache();
       return new RedisCommandError(error.message, { cause: error });
     }
     // A node went away (killed, failed over): learn the new slot map now, not in 2 s.
