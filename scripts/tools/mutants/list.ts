@@ -17,6 +17,8 @@ export interface Mutant {
   filter?: string;
 }
 
+import { PARTITION_MUTANTS } from "./list-partitions.ts";
+
 const MEMORY = "test/conformance/memory.test.ts";
 const REDIS = "test/conformance/redis.test.ts";
 
@@ -1003,4 +1005,6 @@ export const MUTANTS: Mutant[] = [
     tests: [MEMORY],
     filter: "callbacks",
   },
+  // Partitions (issue 17).
+  ...PARTITION_MUTANTS,
 ];
