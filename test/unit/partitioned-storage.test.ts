@@ -119,12 +119,15 @@ describe("a partitioned store", () => {
     );
     for (const t of tasks) await storage.enqueue({ tasks: [t], now: T0 });
     reset();
+    // The claims of one moment start at one partition (their settles batch there); the
+    // next moment's at the next one.
     const seen = new Set<unknown>();
     for (let i = 0; i < 3; i++) {
-      const [t] = await storage.claim({ pool: "default", max: 1, owner: OWNER, now: T0 });
+      const now = T0 + 20 * i;
+      const [t] = await storage.claim({ pool: "default", max: 1, owner: OWNER, now });
       seen.add(t.payload);
     }
-    assert.deepEqual(seen, new Set([0, 1, 2]), "three claims, three partitions");
+    assert.deepEqual(seen, new Set([0, 1, 2]), "three moments, three partitions");
     // A drained partition is skipped, at no cost, until an event says it has work.
     const drained = await storage.claim({ pool: "default", max: 100, owner: OWNER, now: T0 });
     assert.equal(drained.length, tasks.length - 3);

@@ -2,9 +2,10 @@
  * @module partitioned/claims — a pool's claim over every partition: fair, and free while a
  * partition has nothing.
  *
- * Each claim starts at the next partition in turn (per pool) and takes from the partitions
- * that may have work until it has `max`, so under load every partition is drained in turn
- * and none starves. A partition whose claim came back short is quiet for that pool, and
+ * Claims start at the next partition in turn (per pool, every 20 ms: the claims of one
+ * moment share a partition, and so do the completions that follow them, which keeps their
+ * script calls as batched as on one store) and take from the partitions that may have work
+ * until they have `max`, so under load every partition is drained in turn and none starves. A partition whose claim came back short is quiet for that pool, and
  * skipped, until something says it may have work again:
  * - a `ready` event of that partition for the pool (every script that queues a task
  *   publishes one, on the partition's own channel), or a `control` event (a resume, a raised
@@ -22,6 +23,9 @@
 import type { ClaimParams } from "../params.ts";
 import type { Claimed, ClaimedTask } from "../types.ts";
 
+/** How long claims keep starting at one partition before the turn moves on. */
+const STICK_MS = 20;
+
 /** Why a partition is skipped for a pool: its last claim came back short. */
 interface Quiet {
   /** The event counts when that claim was sent. */
@@ -34,8 +38,9 @@ interface Quiet {
 }
 
 interface PoolTurn {
-  /** The partition the next claim starts at. */
+  /** The partition claims start at, and the period of STICK_MS it was chosen in. */
   next: number;
+  period: number;
   /** `ready` events per partition. */
   ready: number[];
   quiet: (Quiet | null)[];
@@ -76,6 +81,7 @@ export class ClaimRouter {
     if (!turn) {
       turn = {
         next: Math.floor(Math.random() * this.#n),
+        period: -1,
         ready: Array(this.#n).fill(0),
         quiet: Array(this.#n).fill(null),
       };
@@ -107,8 +113,15 @@ export class ClaimRouter {
     // The event that woke this pool reaches every listener in one synchronous loop; yield
     // once so it is counted before the partitions are judged, whatever the order.
     await null;
+    // The turn moves on every STICK_MS, not every call: the claims of one moment (a pool's
+    // two lanes, several pools) start at one partition, so their claims and completions
+    // share that partition's script calls instead of splitting over every partition.
+    const period = Math.floor(p.now / STICK_MS);
+    if (period !== turn.period) {
+      turn.period = period;
+      turn.next = (turn.next + 1) % this.#n;
+    }
     const start = turn.next;
-    turn.next = (turn.next + 1) % this.#n;
     const out: ClaimedTask[] = [];
     let heldUntil = Infinity;
     for (let i = 0; i < this.#n && out.length < max; i++) {
