@@ -27,7 +27,7 @@ import { hashSlot } from "../../src/storage/redis/keys.ts";
 import { partitionedRedis, partitionTags } from "../../src/storage/redis/partitions.ts";
 import { startRedisCluster } from "../tools/redis-cluster.ts";
 import { ready, startWorker, type WorkerProcess } from "../tools/worker-process.ts";
-import { processCpuMicros } from "./e2e-cpu.ts";
+import { processCpuMicros, watchForeignCpu } from "./e2e-cpu.ts";
 
 const argv = process.argv.slice(2);
 const arg = (name: string, fallback: string) => {
@@ -71,20 +71,20 @@ function masterOf(tag: string): number {
 
 interface Run {
   seconds: number;
-  /** Per master port: tasks its partitions completed, CPU µs it spent, µs inside scripts. */
-  perMaster: Map<number, { tasks: number; cpuUs: number; scriptUs: number }>;
+  /** Per master port: tasks its partitions completed, CPU µs it spent. */
+  perMaster: Map<number, { tasks: number; cpuUs: number }>;
+  /** Cores other processes (not the masters, workers or driver) took meanwhile. */
+  foreign: number | null;
   /** Script calls (EVALSHA) the masters served over the drain, per task. */
   callsPerTask: number;
   /** CPU µs the worker processes spent per task. */
   workerUs: number;
 }
 
-/** EVALSHA calls a master has served so far, and the µs it spent in them (commandstats). */
-function scriptStats(port: number): { calls: number; usec: number } {
-  const m = /cmdstat_evalsha:calls=(\d+),usec=(\d+)/.exec(
-    cluster.cli(port, "INFO", "commandstats"),
-  );
-  return { calls: Number(m?.[1] ?? 0), usec: Number(m?.[2] ?? 0) };
+/** EVALSHA calls a master has served so far (INFO commandstats). */
+function scriptCalls(port: number): number {
+  const m = /cmdstat_evalsha:calls=(\d+)/.exec(cluster.cli(port, "INFO", "commandstats"));
+  return Number(m?.[1] ?? 0);
 }
 
 let runs = 0;
@@ -125,7 +125,12 @@ async function drain(n: number): Promise<Run> {
         ),
       );
     const cpu0 = masters.map((p) => processCpuMicros(pidOf.get(p)!));
-    const scripts0 = masters.map(scriptStats);
+    const calls0 = masters.map(scriptCalls);
+    const others = watchForeignCpu(() => [
+      ...masters.map((p) => pidOf.get(p)!),
+      ...workers.map((w) => w.child.pid!),
+      process.pid,
+    ]);
     const workers0 = workers.map((w) => processCpuMicros(w.child.pid!));
     const t0 = performance.now();
     await client.resume();
@@ -135,19 +140,24 @@ async function drain(n: number): Promise<Run> {
       perPart = await done();
     }
     const seconds = (performance.now() - t0) / 1000;
-    const scripts1 = masters.map(scriptStats);
+    const foreign = others.stop();
     const perMaster = new Map(masters.map((p, i) => [p, {
       tasks: 0,
       cpuUs: processCpuMicros(pidOf.get(p)!) - cpu0[i],
-      scriptUs: scripts1[i].usec - scripts0[i].usec,
     }]));
     tags.forEach((tag, k) => (perMaster.get(masterOf(tag))!.tasks += perPart[k]));
-    const calls = masters.reduce((sum, _, i) => sum + scripts1[i].calls - scripts0[i].calls, 0);
+    const calls = masters.reduce((sum, p, i) => sum + scriptCalls(p) - calls0[i], 0);
     const workerUs = workers.reduce(
       (sum, w, i) => sum + processCpuMicros(w.child.pid!) - workers0[i],
       0,
     );
-    return { seconds, perMaster, callsPerTask: calls / TASKS, workerUs: workerUs / TASKS };
+    return {
+      seconds,
+      perMaster,
+      foreign,
+      callsPerTask: calls / TASKS,
+      workerUs: workerUs / TASKS,
+    };
   } finally {
     await Promise.all(workers.map((w) => w.stop("SIGKILL")));
     await storage.close();
@@ -164,11 +174,7 @@ for (const n of PARTITIONS) {
   const used = masters.filter((p) => best.perMaster.get(p)!.tasks > 0);
   const cells = masters.map((p) => {
     const m = best.perMaster.get(p)!;
-    return m.tasks
-      ? `${m.tasks} tasks: ${(m.cpuUs / m.tasks).toFixed(1)} µs CPU, ${
-        (m.scriptUs / m.tasks).toFixed(1)
-      } µs in scripts`
-      : "idle";
+    return m.tasks ? `${m.tasks} tasks, ${(m.cpuUs / m.tasks).toFixed(1)} µs/task` : "idle";
   });
   // One core per master: each serves its share at 1e6 / (µs per task) tasks/s; the slowest
   // share bounds the whole drain.
@@ -180,7 +186,9 @@ for (const n of PARTITIONS) {
   rows.push(
     `| ${n} | ${rate.toFixed(0)} | ${cells.join(" | ")} | ${redisUs.toFixed(1)} | ${
       best.callsPerTask.toFixed(2)
-    } | ${best.workerUs.toFixed(0)} | ${projected.toFixed(0)} |`,
+    } | ${best.workerUs.toFixed(0)} | ${projected.toFixed(0)} | ${
+      best.foreign === null ? "?" : best.foreign.toFixed(2)
+    } |`,
   );
   console.log(rows[rows.length - 1]);
 }
@@ -188,9 +196,9 @@ console.log(`\nload ${load()}\n`);
 console.log(
   `| partitions | drained tasks/s | ${
     masters.map((_, i) => `master ${i + 1}`).join(" | ")
-  } | Redis µs/task (all masters) | script calls/task | worker µs/task | projected tasks/s, one core per master |`,
+  } | Redis µs/task (all masters) | script calls/task | worker µs/task | projected tasks/s, one core per master | other processes (cores) |`,
 );
-console.log(`|${"---|".repeat(masters.length + 6)}`);
+console.log(`|${"---|".repeat(masters.length + 7)}`);
 for (const row of rows) console.log(row);
 await admin.close();
 await cluster.stop();

@@ -120,7 +120,9 @@ export function reportStatus(scheduler: Scheduler, log: ConsoleLog, everyMs: num
   const offEvents = scheduler.storage.subscribe(() => (heard = true));
   const offResults = scheduler.onResult(() => (heard = true));
   const tick = async () => {
-    if (busy || (idle && !heard)) return;
+    if (busy) return;
+    // Nothing unfinished and nothing heard since: no figure can have changed, unread.
+    if (idle && !heard) return log.debug("status: unchanged");
     busy = true;
     heard = false;
     try {
