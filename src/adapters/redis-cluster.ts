@@ -26,12 +26,13 @@ import {
   type Unsubscribe,
 } from "../storage/redis/transport.ts";
 import {
+  ChannelListeners,
   ConnectionGate,
   connectionLost,
-  isBlocking,
   type LinkOptions,
   splitLinkOptions,
   StallWatch,
+  watchedSend,
 } from "./redis-link.ts";
 
 /** A seed node of the cluster, as `REDIS_CLUSTER_NODES` lists them. */
@@ -109,7 +110,7 @@ export class ClusterTransport implements RedisTransport {
   readonly #gate: ConnectionGate;
   readonly #watch: StallWatch;
   #closed = false;
-  readonly #listeners = new Map<string, Set<(message: string) => void>>();
+  readonly #listeners = new ChannelListeners();
 
   constructor(seeds: ClusterSeed[], options: ClusterTransportOptions = {}) {
     const [link, rest] = splitLinkOptions(options);
@@ -148,7 +149,7 @@ export class ClusterTransport implements RedisTransport {
     this.#cluster.on("error", () => {});
     this.#cluster.on("node error", () => {});
     this.#cluster.on("smessage", (channel: string, message: string) => {
-      for (const listener of this.#listeners.get(channel) ?? []) listener(message);
+      this.#listeners.deliver(channel, message);
     });
     this.#gate = new ConnectionGate(() => this.#cluster.status === "ready", link.offlineWaitMs);
     this.#cluster.on("ready", () => this.#gate.opened());
@@ -165,21 +166,14 @@ export class ClusterTransport implements RedisTransport {
     return await this.#call(this.#cluster, cmd);
   }
 
-  async #call(client: Cluster | Redis, cmd: string[]): Promise<RedisReply> {
-    const watch = this.#watch;
-    const blocking = isBlocking(cmd[0]);
-    watch.inflight++;
-    if (blocking) watch.blocking++;
-    try {
-      // Arguments as one array, never spread (a batch is more arguments than a call takes).
-      return normaliseResp3(cmd, await client.call(cmd[0], cmd.slice(1)));
-    } catch (error) {
-      throw this.#toError(error, cmd);
-    } finally {
-      watch.inflight--;
-      watch.replies++;
-      if (blocking) watch.blocking--;
-    }
+  #call(client: Cluster | Redis, cmd: string[]): Promise<RedisReply> {
+    // Arguments as one array, never spread (a batch is more arguments than a call takes).
+    return watchedSend(
+      this.#watch,
+      cmd,
+      async () => normaliseResp3(cmd, await client.call(cmd[0], cmd.slice(1))),
+      (error) => this.#toError(error, cmd),
+    );
   }
 
   /**
@@ -208,10 +202,7 @@ export class ClusterTransport implements RedisTransport {
 
   async subscribe(channel: string, onMessage: (message: string) => void): Promise<Unsubscribe> {
     if (this.#closed) throw new Error(`Redis transport is closed; cannot subscribe ${channel}`);
-    let set = this.#listeners.get(channel);
-    if (!set) {
-      set = new Set();
-      this.#listeners.set(channel, set);
+    return await this.#listeners.add(channel, onMessage, async () => {
       try {
         if (this.#cluster.status !== "ready" && !(await this.#gate.ready())) {
           throw this.#gate.unreachable(this.#where, `SSUBSCRIBE ${channel}`);
@@ -219,19 +210,13 @@ export class ClusterTransport implements RedisTransport {
         // ioredis keeps the channel on its shard's subscriber across failovers and reshards.
         await this.#cluster.ssubscribe(channel);
       } catch (error) {
-        this.#listeners.delete(channel);
         throw this.#toError(error, ["SSUBSCRIBE", channel]);
       }
-    }
-    set.add(onMessage);
-    return async () => {
-      const current = this.#listeners.get(channel);
-      if (!current?.delete(onMessage) || current.size > 0) return;
-      this.#listeners.delete(channel);
+    }, async () => {
       if (this.#cluster.status === "ready") {
         await this.#cluster.sunsubscribe(channel).catch(() => {});
       }
-    };
+    });
   }
 
   #toError(error: unknown, cmd: string[]): unknown {
