@@ -89,10 +89,14 @@ export async function cronAcrossKill(c: Cluster): Promise<void> {
   );
 }
 
-/** `n` tasks submitted over HTTP to 3 processes run exactly once each, every process some. */
-export async function eachRunsOnce(c: Cluster, n: number): Promise<string[]> {
+/**
+ * `n` tasks submitted over HTTP (to every process, or through the first only) run exactly
+ * once each over 3 processes, every process some.
+ */
+export async function eachRunsOnce(c: Cluster, n: number, viaFirst = false): Promise<string[]> {
   const ws = await c.spawn(3, { SKEDULR_POOLS: "default=20" });
-  const ids = await submitOverHttp(ws, Array.from({ length: n }, () => ({ type: "count" })));
+  const specs = Array.from({ length: n }, () => ({ type: "count" }));
+  const ids = await submitOverHttp(viaFirst ? ws.slice(0, 1) : ws, specs);
   await untilSucceeded(c, ids.length, 60_000);
   assertEachRanOnce(await c.runs(), ids);
   const byPid = await c.runsByPid();
