@@ -169,3 +169,9 @@ export {
   parseProxyHeader,
   TOKEN_NAME,
 } from "./worker/access-config.ts";
+export {
+  PartitionedStorage,
+  type PartitionedStorageOptions,
+  type PartStore,
+} from "./storage/partitioned/partitioned-storage.ts";
+export { hashPartition, MAX_PARTITIONS, partitionOfId, withPartition } from "./core/partitions.ts";
