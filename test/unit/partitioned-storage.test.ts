@@ -139,6 +139,44 @@ describe("a partitioned store", () => {
     assert.equal(late?.id, "late");
   });
 
+  it("settles each running task in its own partition, whichever that is", async () => {
+    const { storage } = store();
+    const ids = [0, 1, 2].flatMap((k) => keysOf(k, 2));
+    for (const id of ids) {
+      await storage.enqueue({ tasks: [newTask(id, T0, { partitionKey: id })], now: T0 });
+    }
+    const claimed = await storage.claim({ pool: "default", max: 10, owner: OWNER, now: T0 });
+    assert.equal(claimed.length, ids.length);
+    const [first, ...rest] = claimed;
+    const lease = (t: typeof first) => ({ id: t.id, workerId: OWNER.workerId, token: t.token });
+    assert.deepEqual(
+      await storage.renewLeases({ leases: claimed.map(lease), leaseMs: 60_000, now: T0 + 1 }),
+      [],
+      "every lease is held where it was taken",
+    );
+    assert.equal(
+      await storage.setProgress({ lease: lease(first), progress: 50, now: T0 + 1 }),
+      true,
+    );
+    for (const t of rest) {
+      assert.equal(await storage.complete({ lease: lease(t), result: t.id, now: T0 + 2 }), true);
+    }
+    assert.equal(
+      await storage.fail({
+        lease: lease(first),
+        error: { message: "x" },
+        retryAt: null,
+        now: T0 + 2,
+      }),
+      "dead",
+    );
+    const done = await Promise.all(ids.map((id) => storage.get(id)));
+    assert.deepEqual(
+      done.map((t) => t!.status).sort(),
+      [...Array(ids.length - 1).fill("succeeded"), "dead"].sort(),
+    );
+  });
+
   it("never runs more than a pool-wide limit across partitions; refuses one below their count", async () => {
     const { storage, s } = store();
     await assert.rejects(

@@ -5,7 +5,6 @@
 import type { Mutant } from "./list.ts";
 
 const STORE = "test/unit/partitioned-storage.test.ts";
-const PARTITIONED = "test/conformance/partitioned-memory.test.ts";
 
 export const PARTITION_MUTANTS: Mutant[] = [
   {
@@ -86,8 +85,8 @@ export const PARTITION_MUTANTS: Mutant[] = [
     file: "src/storage/partitioned/writes.ts",
     find: "return { k, lease: { ...lease, token: lease.token.slice(0, at) } };",
     replace: "return { k: 0 * k, lease: { ...lease, token: lease.token.slice(0, at) } };",
-    tests: [PARTITIONED],
-    filter: "runs a submitted task exactly once",
+    tests: [STORE],
+    filter: "settles each running task in its own partition",
   },
   {
     id: "partition-count-unchecked",
