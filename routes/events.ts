@@ -12,7 +12,7 @@
 import type { Context, Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import {
-  parseEventId,
+  parsePosition,
   type Scheduler,
   TASK_EVENT_KINDS,
   type TaskEvent,
@@ -71,10 +71,12 @@ function resumeAfter(c: Context<SkedulrEnv>): string | null {
   const header = c.req.header("last-event-id");
   const id = header ?? c.req.query("lastEventId") ?? null;
   if (id === null || id === "") return null;
-  if (!parseEventId(id)) {
+  if (!parsePosition(id)) {
     throw new ApiError("invalid_request", "Invalid Last-Event-ID", [{
       path: header === undefined ? "lastEventId" : "Last-Event-ID",
-      message: `expected an event id like 12/0, got ${JSON.stringify(id.slice(0, 64))}`,
+      message: `expected an event id like 12/0 (or 12.4.9/1.0 on a partitioned store), got ${
+        JSON.stringify(id.slice(0, 64))
+      }`,
     }]);
   }
   return id;

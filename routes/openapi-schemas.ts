@@ -58,7 +58,11 @@ function answerSchemas(): Json {
   return {
     TaskStatus: { type: "string", enum: TASK_STATUSES },
     TaskEvent: obj({
-      eventId: { type: "string", description: "`<batch>/<index>`: the stream's position" },
+      eventId: {
+        type: "string",
+        description: "`<batch>/<index>`: the stream's position (`<b0>.<b1>…/<part>.<index>` " +
+          "on a partitioned store: every partition's)",
+      },
       kind: { type: "string", enum: [...TASK_EVENT_KINDS] },
       id: str,
       type: str,

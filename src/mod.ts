@@ -65,7 +65,11 @@ export type { LogLine } from "./core/task-log.ts";
 export { nextRuns } from "./core/catch-up.ts";
 export { isTraceparent } from "./core/traceparent.ts";
 export {
+  type EventPosition,
+  formatPosition,
   parseEventId,
+  parsePosition,
+  positionAfter,
   TASK_EVENT_BUFFER,
   TASK_EVENT_CHUNK,
   TASK_EVENT_KINDS,
@@ -165,3 +169,9 @@ export {
   parseProxyHeader,
   TOKEN_NAME,
 } from "./worker/access-config.ts";
+export {
+  PartitionedStorage,
+  type PartitionedStorageOptions,
+  type PartStore,
+} from "./storage/partitioned/partitioned-storage.ts";
+export { hashPartition, MAX_PARTITIONS, partitionOfId, withPartition } from "./core/partitions.ts";

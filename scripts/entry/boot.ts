@@ -27,6 +27,9 @@ import {
 } from "../../src/mod.ts";
 import { RedisStorage } from "../../src/storage/redis/redis-storage.ts";
 import { connectRedisTcp } from "../../src/adapters/redis-tcp.ts";
+import { ClusterTransport, parseClusterNodes } from "../../src/adapters/redis-cluster.ts";
+import { partitionedRedis } from "../../src/storage/redis/partitions.ts";
+import { PartitionedStorage } from "../../src/storage/partitioned/partitioned-storage.ts";
 import { RestTransport } from "../../src/storage/redis/rest-transport.ts";
 import { RestRedisStorage } from "../../src/storage/redis/rest-storage.ts";
 import {
@@ -63,15 +66,30 @@ export function loadConfig(): WorkerConfig {
 }
 
 export function createStorage(config: WorkerConfig): { storage: Storage; description: string } {
+  const parts = config.partitions > 1 ? `, ${config.partitions} partitions` : "";
+  if (config.clusterNodes) {
+    const { seeds, ...auth } = parseClusterNodes(config.clusterNodes);
+    return {
+      storage: partitionedRedis({
+        transport: new ClusterTransport(seeds, auth),
+        prefix: config.prefix,
+        taskEvents: config.taskEvents,
+        partitions: config.partitions,
+      }),
+      description: `redis cluster ${seeds.map((s) => `${s.host}:${s.port}`).join(",")} ` +
+        `(prefix ${config.prefix}${parts})`,
+    };
+  }
   if (config.redisUrl) {
     const safe = config.redisUrl.replace(/\/\/[^@]*@/, "//***@");
     return {
-      storage: new RedisStorage({
+      storage: partitionedRedis({
         transport: connectRedisTcp(config.redisUrl),
         prefix: config.prefix,
         taskEvents: config.taskEvents,
+        partitions: config.partitions,
       }),
-      description: `redis ${safe} (prefix ${config.prefix})`,
+      description: `redis ${safe} (prefix ${config.prefix}${parts})`,
     };
   }
   if (config.rest) {
@@ -256,9 +274,9 @@ export async function boot(runWorkers: boolean): Promise<Booted> {
     log.notice("error", `skedulr: storage: ${(error as Error).message}`, { event: "storage" });
     exit(1);
   }
-  const volatile = config.redisUrl && storage instanceof RedisStorage
-    ? await persistenceWarning(storage)
-    : null;
+  // A partitioned store's partition 0 reads the setting (of every master, on a cluster).
+  const redis = storage instanceof PartitionedStorage ? storage.partition(0) : storage;
+  const volatile = redis instanceof RedisStorage ? await persistenceWarning(redis) : null;
   if (volatile) say(`  WARNING:   ${volatile}`, "warn");
   gate.open();
   if (runWorkers) {

@@ -105,17 +105,30 @@ export function attemptLine(
  * when a figure changed since the last one printed, so an idle worker stays quiet. A store
  * that cannot answer is said once, and again only when the reason changes. Returns the
  * function that stops it.
+ *
+ * The figures are read (stats: a script call per partition, and the pool controls) only
+ * while the deployment has unfinished work, or when this node heard of new work (an event)
+ * or ran an attempt since the last read: an idle deployment's workers read nothing, since
+ * none of its figures can change without an event.
  */
 export function reportStatus(scheduler: Scheduler, log: ConsoleLog, everyMs: number): () => void {
   let last: string | null = null;
   let lastDone: number | null = null;
   let busy = false;
+  let heard = true;
+  let idle = false;
+  const offEvents = scheduler.storage.subscribe(() => (heard = true));
+  const offResults = scheduler.onResult(() => (heard = true));
   const tick = async () => {
     if (busy) return;
+    // Nothing unfinished and nothing heard since: no figure can have changed, unread.
+    if (idle && !heard) return log.debug("status: unchanged");
     busy = true;
+    heard = false;
     try {
       const stats = await scheduler.stats();
       const b = stats.byStatus;
+      idle = b.running + b.queued + b.scheduled + b.retrying + b.waiting === 0;
       const done = stats.totals.succeeded + stats.totals.dead;
       const figures = {
         running: b.running,
@@ -136,6 +149,7 @@ export function reportStatus(scheduler: Scheduler, log: ConsoleLog, everyMs: num
         { event: "status", ...figures },
       );
     } catch (error) {
+      idle = false;
       const reason = firstLine((error as Error)?.message);
       if (reason === last) return log.debug("status: unchanged");
       last = reason;
@@ -149,5 +163,9 @@ export function reportStatus(scheduler: Scheduler, log: ConsoleLog, everyMs: num
   };
   const timer = setInterval(tick, everyMs);
   (timer as { unref?: () => void }).unref?.();
-  return () => clearInterval(timer);
+  return () => {
+    clearInterval(timer);
+    offEvents();
+    offResults();
+  };
 }

@@ -14,6 +14,10 @@ const MAX_RETRY_MS = 30_000;
 
 /** `redis://host:port[/db]` or the REST endpoint, without credentials; null for the embedded store. */
 export function storageTarget(config: WorkerConfig): string | null {
+  if (config.clusterNodes) {
+    const nodes = config.clusterNodes.split(",").map((n) => n.trim().replace(/^.*@/, ""));
+    return `the Redis Cluster at ${nodes.join(",")}`;
+  }
   const raw = config.redisUrl ?? config.rest?.url ?? null;
   if (raw === null) return null;
   try {

@@ -14,7 +14,7 @@ tsc -p tsconfig.json
 echo "tsc: ok"
 tsc -p routes/dashboard/client/tsconfig.json
 echo "tsc (dashboard client): ok"
-deno check --quiet src/mod.ts src/core/timing-wheel.ts src/storage/redis/redis-storage.ts src/adapters/redis-tcp.ts scripts/entry/worker.ts scripts/entry/serve.ts
+deno check --quiet src/mod.ts src/core/timing-wheel.ts src/storage/redis/redis-storage.ts src/adapters/redis-tcp.ts src/adapters/redis-cluster.ts src/storage/redis/partitions.ts scripts/entry/worker.ts scripts/entry/serve.ts
 echo "deno check: ok"
 deno lint --quiet
 echo "deno lint: ok"

@@ -27,10 +27,10 @@ import {
 import {
   ConnectionGate,
   connectionLost,
-  isBlocking,
   type LinkOptions,
   splitLinkOptions,
   StallWatch,
+  watchedSend,
 } from "./redis-link.ts";
 
 type Listener = (message: string, channel: string) => void;
@@ -130,19 +130,12 @@ export class BunRedisTransport implements RedisTransport {
     if (!this.#client.connected && !(await this.#gate.ready())) {
       throw this.#gate.unreachable(this.#url, cmd[0]);
     }
-    const watch = this.#watch;
-    const blocking = isBlocking(cmd[0]);
-    watch.inflight++;
-    if (blocking) watch.blocking++;
-    try {
-      return normaliseResp3(cmd, await this.#client.send(cmd[0], cmd.slice(1)));
-    } catch (error) {
-      throw this.#toError(error, cmd);
-    } finally {
-      watch.inflight--;
-      watch.replies++;
-      if (blocking) watch.blocking--;
-    }
+    return await watchedSend(
+      this.#watch,
+      cmd,
+      async () => normaliseResp3(cmd, await this.#client.send(cmd[0], cmd.slice(1))),
+      (error) => this.#toError(error, cmd),
+    );
   }
 
   #toError(error: unknown, cmd: string[]): unknown {

@@ -23,12 +23,13 @@ import {
   type Unsubscribe,
 } from "../storage/redis/transport.ts";
 import {
+  ChannelListeners,
   ConnectionGate,
   connectionLost,
-  isBlocking,
   type LinkOptions,
   splitLinkOptions,
   StallWatch,
+  watchedSend,
 } from "./redis-link.ts";
 
 /** Options for {@link IoredisTransport}: the fault bounds, and anything ioredis accepts. */
@@ -57,7 +58,7 @@ export class IoredisTransport implements RedisTransport {
   readonly #offlineWaitMs: number;
   #closed = false;
   #subscriber: { client: Redis; gate: ConnectionGate } | null = null;
-  readonly #listeners = new Map<string, Set<(message: string) => void>>();
+  readonly #listeners = new ChannelListeners();
 
   constructor(url: string, options: IoredisTransportOptions = {}) {
     const [link, clientOptions] = splitLinkOptions(options);
@@ -100,22 +101,15 @@ export class IoredisTransport implements RedisTransport {
     if (this.#client.status !== "ready" && !(await this.#gate.ready())) {
       throw this.#gate.unreachable(this.#url, cmd[0]);
     }
-    const watch = this.#watch;
-    const blocking = isBlocking(cmd[0]);
-    watch.inflight++;
-    if (blocking) watch.blocking++;
-    try {
-      // ioredis 6 speaks RESP3; its legacy mapping flattens maps but still nests scores.
-      // Arguments as one array, never spread: a batch of thousands of tasks is more
-      // arguments than a function call takes (RangeError: Maximum call stack size exceeded).
-      return normaliseResp3(cmd, await this.#client.call(cmd[0], cmd.slice(1)));
-    } catch (error) {
-      throw this.#toError(error, cmd);
-    } finally {
-      watch.inflight--;
-      watch.replies++;
-      if (blocking) watch.blocking--;
-    }
+    // ioredis 6 speaks RESP3; its legacy mapping flattens maps but still nests scores.
+    // Arguments as one array, never spread: a batch of thousands of tasks is more
+    // arguments than a function call takes (RangeError: Maximum call stack size exceeded).
+    return await watchedSend(
+      this.#watch,
+      cmd,
+      async () => normaliseResp3(cmd, await this.#client.call(cmd[0], cmd.slice(1))),
+      (error) => this.#toError(error, cmd),
+    );
   }
 
   pipeline(cmds: string[][]): Promise<(RedisReply | RedisCommandError)[]> {
@@ -125,27 +119,18 @@ export class IoredisTransport implements RedisTransport {
   async subscribe(channel: string, onMessage: (message: string) => void): Promise<Unsubscribe> {
     if (this.#closed) throw new Error(`Redis transport is closed; cannot subscribe ${channel}`);
     const { client: sub, gate } = this.#subscriberClient();
-    let set = this.#listeners.get(channel);
-    if (!set) {
-      set = new Set();
-      this.#listeners.set(channel, set);
+    return await this.#listeners.add(channel, onMessage, async () => {
       try {
         if (sub.status !== "ready" && !(await gate.ready())) {
           throw gate.unreachable(this.#url, `SUBSCRIBE ${channel}`);
         }
         await sub.subscribe(channel);
       } catch (error) {
-        this.#listeners.delete(channel);
         throw this.#toError(error, ["SUBSCRIBE", channel]);
       }
-    }
-    set.add(onMessage);
-    return async () => {
-      const current = this.#listeners.get(channel);
-      if (!current?.delete(onMessage) || current.size > 0) return;
-      this.#listeners.delete(channel);
+    }, async () => {
       if (sub.status === "ready") await sub.unsubscribe(channel).catch(() => {});
-    };
+    });
   }
 
   #subscriberClient(): { client: Redis; gate: ConnectionGate } {
@@ -155,7 +140,7 @@ export class IoredisTransport implements RedisTransport {
       // SHUTDOWN and restart on the same port).
       const client = this.#open({ ...this.#options, enableAutoPipelining: false });
       client.on("message", (channel: string, message: string) => {
-        for (const listener of this.#listeners.get(channel) ?? []) listener(message);
+        this.#listeners.deliver(channel, message);
       });
       this.#subscriber = { client, gate: this.#gateFor(client, this.#offlineWaitMs) };
     }

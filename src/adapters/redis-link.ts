@@ -152,6 +152,74 @@ export class StallWatch {
   }
 }
 
+/**
+ * Sends `cmd` through `call`, counted by `watch` (in flight, replies, blocking commands), a
+ * failure passed through `toError`: the one send path of every TCP transport.
+ */
+export async function watchedSend<T>(
+  watch: StallWatch,
+  cmd: string[],
+  call: () => Promise<T>,
+  toError: (error: unknown, cmd: string[]) => unknown,
+): Promise<T> {
+  const blocking = isBlocking(cmd[0]);
+  watch.inflight++;
+  if (blocking) watch.blocking++;
+  try {
+    return await call();
+  } catch (error) {
+    throw toError(error, cmd);
+  } finally {
+    watch.inflight--;
+    watch.replies++;
+    if (blocking) watch.blocking--;
+  }
+}
+
+/**
+ * The listeners of a transport's channels: a channel is subscribed on the server for its
+ * first listener (`open`; a failure leaves nothing behind) and unsubscribed after its last
+ * (`close`), whatever client carries the messages.
+ */
+export class ChannelListeners {
+  readonly #map = new Map<string, Set<(message: string) => void>>();
+
+  /** Hands a message of `channel` to its listeners. */
+  deliver(channel: string, message: string): void {
+    for (const listener of this.#map.get(channel) ?? []) listener(message);
+  }
+
+  async add(
+    channel: string,
+    onMessage: (message: string) => void,
+    open: () => Promise<void>,
+    close: () => Promise<void>,
+  ): Promise<() => Promise<void>> {
+    let set = this.#map.get(channel);
+    if (!set) {
+      set = new Set();
+      this.#map.set(channel, set);
+      try {
+        await open();
+      } catch (error) {
+        this.#map.delete(channel);
+        throw error;
+      }
+    }
+    set.add(onMessage);
+    return async () => {
+      const current = this.#map.get(channel);
+      if (!current?.delete(onMessage) || current.size > 0) return;
+      this.#map.delete(channel);
+      await close();
+    };
+  }
+
+  clear(): void {
+    this.#map.clear();
+  }
+}
+
 /** The error for a command whose connection failed while it was in flight. */
 export function connectionLost(
   url: string,

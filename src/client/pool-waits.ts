@@ -1,7 +1,8 @@
 /**
  * @module pool-waits — `waitingFor` for queued tasks held back by their pool rather than
  * their flow key: derived when records are read (the store keeps only the flow key's `wf`),
- * reading each pool's state once per call.
+ * reading each pool's state once per call (per partition, on a partitioned store: a task
+ * waits on its partition's share of its pool's limits).
  */
 import type { TaskRecord, WaitingFor } from "../core/task.ts";
 import type { Storage } from "../storage/storage.ts";
@@ -20,6 +21,10 @@ export async function withPoolWaits(
 ): Promise<TaskRecord[]> {
   const open = records.filter((r) => r.status === "queued" && r.waitingFor === null);
   if (open.length === 0) return records;
+  const partitioned = storage as Partial<Partitioned>;
+  if ((storage.partitions ?? 1) > 1 && typeof partitioned.partitionOfRecord === "function") {
+    return await perPartition(partitioned as Partitioned, records, now);
+  }
   const controls = await storage.poolControls();
   const byPool = new Map(controls.map((c) => [c.pool, c]));
   const reasons = new Map<string, WaitingFor | null>();
@@ -29,6 +34,34 @@ export async function withPoolWaits(
   return records.map((r) =>
     r.status === "queued" && r.waitingFor === null ? { ...r, waitingFor: reasons.get(r.pool)! } : r
   );
+}
+
+/** A partitioned store (src/storage/partitioned/): each partition holds its pools' state. */
+interface Partitioned {
+  partitionOfRecord(record: TaskRecord): Promise<Storage | null>;
+}
+
+/**
+ * On a partitioned store a queued task waits on its own partition's share of its pool's
+ * limits: the records are judged partition by partition.
+ */
+async function perPartition(
+  storage: Partitioned,
+  records: TaskRecord[],
+  now: number,
+): Promise<TaskRecord[]> {
+  const byPart = new Map<Storage | null, number[]>();
+  for (const [i, r] of records.entries()) {
+    const part = await storage.partitionOfRecord(r);
+    byPart.set(part, [...(byPart.get(part) ?? []), i]);
+  }
+  const out = [...records];
+  for (const [part, at] of byPart) {
+    if (!part) continue;
+    const judged = await withPoolWaits(part, at.map((i) => records[i]), now);
+    at.forEach((i, j) => (out[i] = judged[j]));
+  }
+  return out;
 }
 
 /** Why nothing of a pool starts now, or null when something may. */

@@ -6,8 +6,10 @@
  * event falls between the two; events at or before the last one delivered are dropped.
  */
 import {
-  eventAfter,
-  parseEventId,
+  type EventPosition,
+  parsePosition,
+  positionAfter,
+  positionGap,
   TASK_EVENT_BUFFER,
   TASK_EVENT_CHUNK,
   type TaskEvent,
@@ -50,17 +52,22 @@ export function openTaskEventFeed(
   options: TaskEventFeedOptions,
 ): TaskEventFeed {
   const match = matcher(options.filter ?? {});
-  let last = options.after ? parseEventId(options.after) : null;
+  // Where this reader is: the last event delivered (its id, and the position it stands for).
+  let lastId = options.after ?? null;
+  let last: EventPosition | null = lastId === null ? null : parsePosition(lastId);
   let held: { events: TaskEvent[]; missed: boolean }[] | null = options.after ? [] : null;
   let closed = false;
 
   const deliver = (events: TaskEvent[], missed: boolean) => {
     if (closed) return;
-    const fresh = last ? events.filter((e) => eventAfter(parseEventId(e.eventId)!, last!)) : events;
+    const fresh = last
+      ? events.filter((e) => positionAfter(parsePosition(e.eventId)!, last!))
+      : events;
     if (fresh.length === 0) return;
-    const first = parseEventId(fresh[0].eventId)!;
-    if (missed && (!last || first.batch > last.batch + 1)) options.onMissed?.();
-    last = parseEventId(fresh[fresh.length - 1].eventId);
+    const first = parsePosition(fresh[0].eventId)!;
+    if (missed && (!last || positionGap(first, last))) options.onMissed?.();
+    lastId = fresh[fresh.length - 1].eventId;
+    last = parsePosition(lastId);
     const wanted = fresh.filter(match);
     if (wanted.length) options.onEvents(wanted);
   };
@@ -75,10 +82,7 @@ export function openTaskEventFeed(
     try {
       // Bounded: the buffer holds at most TASK_EVENT_BUFFER batches of TASK_EVENT_CHUNK.
       for (let read = 0; read < TASK_EVENT_BUFFER * TASK_EVENT_CHUNK && !closed; read += PAGE) {
-        const page = await store.taskEventsAfter(
-          last ? `${last.batch}/${last.index}` : options.after,
-          PAGE,
-        );
+        const page = await store.taskEventsAfter(lastId ?? options.after, PAGE);
         if (page.missed && read === 0) options.onMissed?.();
         deliver(page.events, false);
         if (page.events.length < PAGE) break;

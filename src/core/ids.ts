@@ -35,6 +35,12 @@ export const NAME_PATTERN = /^(?!\.+$)(?!__)[A-Za-z0-9_.:-]{1,128}$/;
 export const NAME_RULE =
   "letters, digits and _ . : - only, 1 to 128 characters, not only dots, not starting with __";
 
+/**
+ * A reference to a stored task (a workflow parent): a name, or an id a partitioned store made,
+ * which ends in its partition's `~<k>` (src/core/partitions.ts).
+ */
+export const TASK_REF_PATTERN = /^(?!\.+$)(?!__)[A-Za-z0-9_.:-]{1,128}(?:~\d{1,2})?$/;
+
 /** True when `value` is a string matching {@link NAME_PATTERN}. */
 export function isName(value: unknown): value is string {
   return typeof value === "string" && NAME_PATTERN.test(value);

@@ -43,8 +43,10 @@ export function toNewTask(
     ...(spec.dedupe ? { dedupe: spec.dedupe } : {}),
     ...(spec.debounce ? { debounce: spec.debounce } : {}),
     ...(spec.flowControl ? { flowControl: spec.flowControl } : {}),
+    ...(spec.partitionKey ? { partitionKey: spec.partitionKey } : {}),
     ...(spec.traceparent ? { traceparent: spec.traceparent } : {}),
     ...(callback ? { callback } : {}),
+    ...(spec.id === null ? { generatedId: true } : {}),
   };
 }
 
@@ -182,6 +184,7 @@ export function scheduleRun(schedule: ScheduleRecord, runAt: number, now: number
     expiresAt: expiresInMs ? runAt + expiresInMs : null,
     dependsOn: [],
     id: newId("", now),
+    generatedId: true,
     runAt,
     key: null,
     scheduleId: schedule.id,

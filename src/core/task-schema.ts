@@ -7,7 +7,7 @@ import { type FieldIssue, ValidationError } from "./errors.ts";
 import { MAX_DURATION_MS, parseDuration } from "./duration.ts";
 import type { CatchUp } from "./task.ts";
 import { isTraceparent } from "./traceparent.ts";
-import { NAME_PATTERN, NAME_RULE } from "./ids.ts";
+import { NAME_PATTERN, NAME_RULE, TASK_REF_PATTERN } from "./ids.ts";
 import { CALLBACK_STATUSES, callbackIssues, CallbackSpecSchema } from "./callback-schema.ts";
 import { DEFAULT_OUTBOUND_POLICY, type OutboundPolicy } from "./outbound-policy.ts";
 import {
@@ -41,6 +41,15 @@ export const NameSchema = v.pipe(
   v.regex(NAME_PATTERN, (issue) => `${NAME_RULE}, got ${JSON.stringify(issue.input)}`),
 );
 const name = NameSchema;
+
+/** A workflow parent: a task id as the store gave it (a custom id, or one with `~<k>`). */
+const taskRef = v.pipe(
+  v.string("expected a string"),
+  v.regex(
+    TASK_REF_PATTERN,
+    (issue) => `${NAME_RULE} (or an id the store made), got ${JSON.stringify(issue.input)}`,
+  ),
+);
 
 const duration = v.pipe(
   v.union([v.number(), v.string()], 'expected ms or a duration string like "30s"'),
@@ -156,6 +165,11 @@ export const TaskSpecSchema = v.strictObject({
   dedupe: v.optional(dedupeSchema),
   debounce: v.optional(debounceSchema),
   flowControl: v.optional(flowControlSchema),
+  // Where the task lives in a partitioned deployment (docs/PARTITIONS.md); 1 to 256 bytes.
+  partitionKey: v.optional(v.pipe(
+    v.string("expected a string"),
+    v.check((key) => dedupeKeyProblem(key) === null, (i) => dedupeKeyProblem(i.input)!),
+  )),
   priority: v.optional(
     v.pipe(v.number(), v.integer("expected an integer"), v.minValue(-1e9), v.maxValue(1e9)),
   ),
@@ -173,9 +187,9 @@ export const TaskSpecSchema = v.strictObject({
   ),
   backoff: v.optional(backoffSchema),
   timeout: v.optional(positiveDuration),
-  dependsOn: v.optional(v.pipe(v.array(name), v.maxLength(1000))),
-  onSuccessOf: v.optional(name),
-  onFailureOf: v.optional(name),
+  dependsOn: v.optional(v.pipe(v.array(taskRef), v.maxLength(1000))),
+  onSuccessOf: v.optional(taskRef),
+  onFailureOf: v.optional(taskRef),
   expiresIn: v.optional(duration),
   expiresAt: v.optional(instant),
   catchUp: v.optional(v.picklist(["none", "last", "all"], 'expected "none", "last" or "all"')),
@@ -202,6 +216,8 @@ export interface ParsedSpec {
   dedupe: Dedupe | null;
   debounce: Debounce | null;
   flowControl: FlowControl | null;
+  /** The key that places it in a partitioned deployment (src/core/partitions.ts), or null. */
+  partitionKey: string | null;
   priority: number;
   pool: string;
   runAt: number | null;
@@ -351,6 +367,8 @@ export function collectSpecIssues(
       "dedupe",
       "debounce",
       "flowControl",
+      // A schedule lives, and its runs with it, where its id hashes.
+      "partitionKey",
       // Each run is a trace of its own.
       "traceparent",
       // Runs expire relative to their occurrence: expiresIn.
@@ -443,6 +461,7 @@ export function normalise(spec: TaskSpec, now: number): ParsedSpec {
         periodMs: spec.flowControl.period !== undefined ? ms(spec.flowControl.period) : null,
       }
       : null,
+    partitionKey: spec.partitionKey ?? null,
     priority: spec.priority ?? 0,
     pool: spec.pool ?? "default",
     runAt,

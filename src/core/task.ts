@@ -215,6 +215,16 @@ export interface NewTask {
   traceparent?: string | null;
   /** Absent or null: no callback when it ends. */
   callback?: Callback | null;
+  /**
+   * Places it in a partitioned deployment with every task of the same key
+   * (src/core/partitions.ts); absent or null: its other ties, or its id. Never stored.
+   */
+  partitionKey?: string | null;
+  /**
+   * True when the id was made for it (no custom `id`): a partitioned store may then give it
+   * its partition's `~<k>` tail (src/core/partitions.ts). Never stored.
+   */
+  generatedId?: boolean;
 }
 
 /** The parents a new task waits for, each with the outcome it needs. */

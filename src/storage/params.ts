@@ -98,14 +98,23 @@ export interface ResubmitMatchingParams {
   now: number;
 }
 
+/**
+ * Which partition a duty's call is for (src/storage/partitioned/): a partitioned store reads
+ * or moves only that partition's work when `part` is given (0 to `partitions - 1`), every
+ * partition's without it. A store of one partition ignores it.
+ */
+interface PartOf {
+  part?: number;
+}
+
 /** A look-ahead read: what is due at or before `until`, at most `limit`. */
-export interface DueParams {
+export interface DueParams extends PartOf {
   until: number;
   limit: number;
 }
 
 /** One bounded step of a duty (promotion, recovery) at `now`, at most `limit` items. */
-export interface StepParams {
+export interface StepParams extends PartOf {
   now: number;
   limit: number;
 }
@@ -122,7 +131,11 @@ export interface FireParams {
    * it catches up): stored as the schedule's lastFiredAt.
    */
   firedAt: number;
-  /** The run to enqueue (its runAt is its occurrence), or null to skip (catch-up). */
+  /**
+   * The run to enqueue (its runAt is its occurrence), or null to skip (catch-up). A
+   * partitioned store gives a generated id its partition's tail in place: `run.id` is the
+   * stored id once the call resolves.
+   */
   run: NewTask | null;
   now: number;
 }
@@ -143,7 +156,7 @@ export interface PauseScheduleParams {
 export interface TriggerParams {
   /** The schedule. */
   id: string;
-  /** The run to enqueue now, outside the schedule's cadence. */
+  /** The run to enqueue now, outside the schedule's cadence (`run.id`: as in FireParams). */
   run: NewTask;
   now: number;
 }

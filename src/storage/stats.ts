@@ -3,7 +3,16 @@
  * by every backend (each keeps raw samples; this turns them into figures), so no backend
  * imports another.
  */
-import type { DurationStats } from "./types.ts";
+import type { DurationStats, StorageStats } from "./types.ts";
+
+/** Each task type's recent duration samples (ms), as a store keeps them. */
+export type DurationSamples = Record<string, readonly number[]>;
+
+/** A store's statistics and the samples its durations were computed from (to merge them). */
+export interface StatsWithSamples {
+  stats: StorageStats;
+  samples: DurationSamples;
+}
 
 /** How many recent samples per type the stats are computed over. */
 export const DURATION_SAMPLES = 1000;

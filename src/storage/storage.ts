@@ -81,6 +81,12 @@ export type * from "./params.ts";
 export interface StoreLifecycle {
   /** A short name for logs and `/skedulr/healthz`: `memory`, `redis`, `redis-rest`. */
   readonly name: string;
+  /**
+   * How many partitions the store is split into (src/storage/partitioned/); absent: one.
+   * Duties of a partitioned store visit one partition per call (`part` of DueParams and
+   * StepParams) and its events say which partition has work.
+   */
+  readonly partitions?: number;
   /** Connects and checks the backend is usable (e.g. Redis eviction policy). */
   init(): Promise<void>;
   /** Releases connections. The data stays (for Redis). */

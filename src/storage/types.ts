@@ -248,7 +248,8 @@ export interface HistoryRetention {
 
 /**
  * Notifications (see {@link EventSource}): a store delivers the events of its own writes to
- * its own subscribers at once, and those of other instances through pub/sub.
+ * its own subscribers at once, and those of other instances through pub/sub. A partitioned
+ * store says in `part` which partition the work is in (its duties then visit that one).
  */
 /**
  * Receives task events (src/core/task-event.ts) as batches, in order; `missed` is true when
@@ -274,13 +275,13 @@ export interface TaskEventPage {
 
 export type StorageEvent =
   /** Work became ready in `pool`: idle workers should claim. */
-  | { kind: "ready"; pool: string }
+  | { kind: "ready"; pool: string; part?: number }
   /** A task was put in the delayed set: arm the wheel when it is inside the look-ahead. */
-  | { kind: "delayed"; id: string; runAt: number }
+  | { kind: "delayed"; id: string; runAt: number; part?: number }
   /** A task waiting to start expires at `at`: arm the wheel for the expiry duty. */
-  | { kind: "expiry"; id: string; at: number }
+  | { kind: "expiry"; id: string; at: number; part?: number }
   /** A schedule was added or moved. */
-  | { kind: "schedule"; id: string; nextRunAt: number }
+  | { kind: "schedule"; id: string; nextRunAt: number; part?: number }
   /** Stop the running task `id`: it was cancelled. */
   | { kind: "cancel"; id: string }
   /** A workflow cascade was left unfinished: run {@link QueueStore.recoverExpired} soon. */

@@ -10,6 +10,7 @@ import { MAX_DURATION_MS, parseDuration } from "../core/duration.ts";
 import { MAX_TIMER_MS } from "../core/clock.ts";
 import { outboundPolicy } from "../core/outbound-policy.ts";
 import { parsePoolLimits, type PoolLimitsSpec } from "../core/pool-limits.ts";
+import { type ClusterConfig, parseClusterConfig } from "./cluster-config.ts";
 import {
   type ApiKeyEntry,
   LOOPBACK_HOSTS,
@@ -19,7 +20,7 @@ import {
 } from "./access-config.ts";
 
 /** Everything `scripts/entry/worker.ts` and `scripts/entry/serve.ts` read from the environment. */
-export interface WorkerConfig {
+export interface WorkerConfig extends ClusterConfig {
   /** `redis://` or `rediss://` URL; null means the embedded store. */
   redisUrl: string | null;
   /** Upstash-style REST endpoint and token (the edge transport). */
@@ -104,6 +105,10 @@ export class ConfigError extends SkedulrError {
 /** Documented variables, for the README and the start-up banner. */
 export const ENV_VARS: Record<string, string> = {
   REDIS_URL: "redis://[:password@]host:port[/db]; unset = the embedded store (one process)",
+  REDIS_CLUSTER_NODES:
+    "a Redis Cluster's nodes, host:port,host:port,… (instead of REDIS_URL; redis://:password@host:port for credentials)",
+  SKEDULR_PARTITIONS:
+    "partitions of the deployment, 1..64 (default 1); the same on every node (docs/PARTITIONS.md)",
   UPSTASH_REDIS_REST_URL: "Upstash-compatible REST endpoint (with UPSTASH_REDIS_REST_TOKEN)",
   UPSTASH_REDIS_REST_TOKEN: "bearer token for the REST endpoint",
   SKEDULR_POOLS:
@@ -189,6 +194,7 @@ export function parseWorkerConfig(env: Record<string, string | undefined>): Work
   if (redisUrl && restUrl) {
     problems.push("REDIS_URL and UPSTASH_REDIS_REST_URL are both set; choose one");
   }
+  const cluster = parseClusterConfig(get, problems, { redisUrl, restUrl });
 
   // A Map while reading: pool names are the user's, never keys of a plain object.
   const pools = new Map<string, number>();
@@ -316,6 +322,7 @@ export function parseWorkerConfig(env: Record<string, string | undefined>): Work
   if (problems.length) throw new ConfigError(problems);
   return {
     redisUrl,
+    ...cluster,
     rest: restUrl && restToken ? { url: restUrl, token: restToken } : null,
     pools: Object.fromEntries(pools),
     poolLimits: Object.fromEntries(poolLimits),
@@ -339,7 +346,9 @@ export function parseWorkerConfig(env: Record<string, string | undefined>): Work
     logLevel,
     logFormat,
     strictTypes: strictTypes === "1",
-    demo: demo === null ? !redisUrl && !(restUrl && restToken) : demo === "1",
+    demo: demo === null
+      ? !redisUrl && !(restUrl && restToken) && !cluster.clusterNodes
+      : demo === "1",
     statusMs,
   };
 }

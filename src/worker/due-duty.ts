@@ -6,6 +6,11 @@
  * concurrent firings coalesce into one more run, and a failed run is retried with back-off
  * rather than left to the next scan. The store decides each item once, however many
  * instances fire for the same tick.
+ *
+ * On a partitioned store (`parts` > 1) each wheel entry, run and retry is one partition's
+ * (events say which), and each scan reads one partition, the next one each time, looking
+ * far enough ahead to cover it until its next turn: an idle worker's scans cost the same
+ * however many partitions there are.
  */
 import type { Clock } from "../core/clock.ts";
 import type { TimingWheel } from "../core/timing-wheel.ts";
@@ -25,6 +30,8 @@ export interface DueDutyOptions {
   logger: Logger;
   tickMs: number;
   lookAheadMs: number;
+  /** The store's partitions (Storage.partitions; default 1). */
+  parts?: number;
 }
 
 /** What a due duty does: where its due times come from, and one bounded pass. */
@@ -33,28 +40,40 @@ export interface DueWork {
   name: string;
   /** The look-ahead scan's name in logs. */
   scanName: string;
-  /** Due times up to `until`, at most `limit`. */
-  due(until: number, limit: number): Promise<number[]>;
+  /** Due times up to `until`, at most `limit` (of partition `part` only, when given). */
+  due(until: number, limit: number, part?: number): Promise<number[]>;
   /** One bounded pass over what is due at `now`; true when it may have left some. */
-  pass(now: number): Promise<boolean>;
+  pass(now: number, part?: number): Promise<boolean>;
+}
+
+/** One partition's runs (the key `undefined`: the whole store's). */
+interface Runs {
+  running: Promise<void> | null;
+  again: boolean;
+  retryMs: number;
+  retry: unknown;
 }
 
 export class DueDuty {
   readonly #o: DueDutyOptions;
   readonly #work: DueWork;
   readonly #scan: Periodic;
-  #running: Promise<void> | null = null;
-  #again = false;
-  #retryMs = 0;
-  #retry: unknown;
+  readonly #parts: number;
+  /** How far ahead a scan arms: one partition's scans are `parts` intervals apart. */
+  readonly #horizonMs: number;
+  #nextScan = 0;
+  readonly #runs = new Map<number | undefined, Runs>();
   #stopped = true;
 
   constructor(options: DueDutyOptions, work: DueWork) {
     this.#o = options;
     this.#work = work;
+    this.#parts = Math.max(1, options.parts ?? 1);
+    const interval = Math.max(options.tickMs, Math.floor(options.lookAheadMs / 2));
+    this.#horizonMs = options.lookAheadMs + (this.#parts - 1) * interval;
     this.#scan = new Periodic(
       work.scanName,
-      Math.max(options.tickMs, Math.floor(options.lookAheadMs / 2)),
+      interval,
       () => this.step(),
       options.clock,
       options.logger,
@@ -69,58 +88,75 @@ export class DueDuty {
   stop(): void {
     this.#stopped = true;
     this.#scan.stop();
-    if (this.#retry !== undefined) this.#o.clock.clearTimer(this.#retry);
-    this.#retry = undefined;
+    for (const runs of this.#runs.values()) {
+      if (runs.retry !== undefined) this.#o.clock.clearTimer(runs.retry);
+      runs.retry = undefined;
+    }
   }
 
-  /** One look-ahead scan: arms the wheel for what is due within the window. */
+  /** One look-ahead scan (of the next partition): arms the wheel for what is due. */
   async step(): Promise<void> {
-    const { clock, lookAheadMs } = this.#o;
-    for (const at of await this.#work.due(clock.now() + lookAheadMs, SCAN_LIMIT)) this.arm(at);
+    const { clock } = this.#o;
+    const part = this.#parts > 1 ? this.#nextScan++ % this.#parts : undefined;
+    const due = await this.#work.due(clock.now() + this.#horizonMs, SCAN_LIMIT, part);
+    for (const at of due) this.arm(at, part);
   }
 
   /** Makes sure the wheel fires at the tick that covers `at` (inside the look-ahead). */
-  arm(at: number): void {
-    const { wheel, clock, lookAheadMs } = this.#o;
-    if (at > clock.now() + lookAheadMs) return; // a later scan arms it
+  arm(at: number, part?: number): void {
+    const { wheel, clock } = this.#o;
+    if (at > clock.now() + this.#horizonMs) return; // a later scan arms it
     // One entry per tick of the wheel's own grid: everything due in that tick fires with it,
     // and rounding on any other grid could add a second tick of lateness.
     const tick = wheel.firesAt(at);
-    const id = `${this.#work.name}:${tick}`;
-    if (!wheel.has(id)) wheel.schedule(id, tick, () => this.run());
+    const id = part === undefined
+      ? `${this.#work.name}:${tick}`
+      : `${this.#work.name}:${part}:${tick}`;
+    if (!wheel.has(id)) wheel.schedule(id, tick, () => this.run(part));
+  }
+
+  #runsOf(part: number | undefined): Runs {
+    let runs = this.#runs.get(part);
+    if (!runs) {
+      runs = { running: null, again: false, retryMs: 0, retry: undefined };
+      this.#runs.set(part, runs);
+    }
+    return runs;
   }
 
   /** Handles everything due now; concurrent requests coalesce into one more pass. */
-  run(): Promise<void> {
-    if (this.#running) {
-      this.#again = true;
-      return this.#running;
+  run(part?: number): Promise<void> {
+    const runs = this.#runsOf(part);
+    if (runs.running) {
+      runs.again = true;
+      return runs.running;
     }
-    this.#running = (async () => {
+    runs.running = (async () => {
       try {
         do {
-          this.#again = false;
-          while (await this.#work.pass(this.#o.clock.now()));
-        } while (this.#again);
-        this.#retryMs = 0;
+          runs.again = false;
+          while (await this.#work.pass(this.#o.clock.now(), part));
+        } while (runs.again);
+        runs.retryMs = 0;
       } catch (error) {
         // Due work must not wait for the next look-ahead scan: try again soon.
-        if (this.#retryMs === 0) {
+        if (runs.retryMs === 0) {
           this.#o.logger.warn(`${this.#work.name} failed`, {
             error: (error as Error)?.message ?? error,
+            ...(part === undefined ? {} : { partition: part }),
           });
         }
-        this.#retryMs = Math.min(RETRY_MAX_MS, Math.max(RETRY_MIN_MS, this.#retryMs * 2));
-        if (this.#retry === undefined && !this.#stopped) {
-          this.#retry = this.#o.clock.setTimer(() => {
-            this.#retry = undefined;
-            this.run();
-          }, this.#retryMs);
+        runs.retryMs = Math.min(RETRY_MAX_MS, Math.max(RETRY_MIN_MS, runs.retryMs * 2));
+        if (runs.retry === undefined && !this.#stopped) {
+          runs.retry = this.#o.clock.setTimer(() => {
+            runs.retry = undefined;
+            this.run(part);
+          }, runs.retryMs);
         }
       } finally {
-        this.#running = null;
+        runs.running = null;
       }
     })();
-    return this.#running;
+    return runs.running;
   }
 }

@@ -23,8 +23,8 @@ export function expiryWork(storage: QueueStore): DueWork {
   return {
     name: "expiry",
     scanName: "expiry scan",
-    due: async (until, limit) =>
-      (await storage.dueExpiries({ until, limit })).map(({ expiresAt }) => expiresAt),
-    pass: async (now) => (await storage.expireDue({ now, limit: EXPIRE_BATCH })).more,
+    due: async (until, limit, part) =>
+      (await storage.dueExpiries({ until, limit, part })).map(({ expiresAt }) => expiresAt),
+    pass: async (now, part) => (await storage.expireDue({ now, limit: EXPIRE_BATCH, part })).more,
   };
 }

@@ -60,10 +60,19 @@ export class Instance {
   constructor(o: InstanceOptions) {
     this.#o = o;
     const { storage, clock, logger, wheel } = o;
-    const due = { clock, wheel, logger, tickMs: o.tickMs, lookAheadMs: o.lookAheadMs };
+    // A partitioned store's duties visit one partition per call (due-duty.ts).
+    const parts = storage.partitions ?? 1;
+    const due = { clock, wheel, logger, tickMs: o.tickMs, lookAheadMs: o.lookAheadMs, parts };
     this.#promoter = promoter(storage, due);
     this.#expirer = expirer(storage, due);
-    this.#firer = new ScheduleFirer({ storage, clock, wheel, logger, lookAheadMs: o.lookAheadMs });
+    this.#firer = new ScheduleFirer({
+      storage,
+      clock,
+      wheel,
+      logger,
+      lookAheadMs: o.lookAheadMs,
+      parts,
+    });
     this.#leases = new LeaseKeeper(storage, clock, this.running, o.leaseMs, logger);
     this.#logs = new LogFlusher(storage, clock, this.running, logger);
     this.#recovery = new Periodic(
@@ -184,10 +193,10 @@ export class Instance {
         this.pools.get(event.pool)?.wake();
         break;
       case "delayed":
-        this.#promoter.arm(event.runAt);
+        this.#promoter.arm(event.runAt, event.part);
         break;
       case "expiry":
-        this.#expirer.arm(event.at);
+        this.#expirer.arm(event.at, event.part);
         break;
       case "schedule":
         this.#firer.arm(event.id, event.nextRunAt);

@@ -22,8 +22,9 @@ export function promoteWork(storage: QueueStore): DueWork {
   return {
     name: "promote",
     scanName: "look-ahead scan",
-    due: async (until, limit) =>
-      (await storage.dueDelayed({ until, limit })).map(({ runAt }) => runAt),
-    pass: async (now) => await storage.promoteDue({ now, limit: PROMOTE_BATCH }) === PROMOTE_BATCH,
+    due: async (until, limit, part) =>
+      (await storage.dueDelayed({ until, limit, part })).map(({ runAt }) => runAt),
+    pass: async (now, part) =>
+      await storage.promoteDue({ now, limit: PROMOTE_BATCH, part }) === PROMOTE_BATCH,
   };
 }

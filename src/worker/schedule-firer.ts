@@ -22,6 +22,8 @@ export interface ScheduleFirerOptions {
   wheel: TimingWheel;
   logger: Logger;
   lookAheadMs: number;
+  /** The store's partitions (Storage.partitions; default 1): one is scanned at a time. */
+  parts?: number;
 }
 
 /** A firing the store could not take is tried again this much later (not at the next scan). */
@@ -30,12 +32,19 @@ const RETRY_FIRE_MS = 1_000;
 export class ScheduleFirer {
   readonly #o: ScheduleFirerOptions;
   readonly #scan: Periodic;
+  readonly #parts: number;
+  /** How far ahead a scan arms: one partition's scans are `parts` intervals apart. */
+  readonly #horizonMs: number;
+  #nextScan = 0;
 
   constructor(options: ScheduleFirerOptions) {
     this.#o = options;
+    const interval = Math.max(10, Math.floor(options.lookAheadMs / 2));
+    this.#parts = Math.max(1, options.parts ?? 1);
+    this.#horizonMs = options.lookAheadMs + (this.#parts - 1) * interval;
     this.#scan = new Periodic(
       "schedule scan",
-      Math.max(10, Math.floor(options.lookAheadMs / 2)),
+      interval,
       () => this.step(),
       options.clock,
       options.logger,
@@ -50,17 +59,19 @@ export class ScheduleFirer {
     this.#scan.stop();
   }
 
-  /** Arms the wheel for every schedule due within the look-ahead. */
+  /** Arms the wheel for every schedule (of the next partition) due within the look-ahead. */
   async step(): Promise<void> {
-    const { storage, clock, lookAheadMs } = this.#o;
-    const due = await storage.dueSchedules({ until: clock.now() + lookAheadMs, limit: 10_000 });
+    const { storage, clock } = this.#o;
+    const part = this.#parts > 1 ? this.#nextScan++ % this.#parts : undefined;
+    const until = clock.now() + this.#horizonMs;
+    const due = await storage.dueSchedules({ until, limit: 10_000, part });
     for (const { id, nextRunAt } of due) this.arm(id, nextRunAt);
   }
 
   /** Arms (or re-arms) the wheel for occurrence `at` of schedule `id`. */
   arm(id: string, at: number): void {
-    const { wheel, clock, lookAheadMs } = this.#o;
-    if (at >= NEVER || at > clock.now() + lookAheadMs) return;
+    const { wheel, clock } = this.#o;
+    if (at >= NEVER || at > clock.now() + this.#horizonMs) return;
     if (wheel.dueAt(`schedule:${id}`) === at) return;
     this.#armAt(id, at, at);
   }

@@ -18,6 +18,19 @@ export type StorageFactory = (
   },
 ) => Promise<{ storage: Storage; dispose(): Promise<void> }>;
 
+/**
+ * A spec field that keeps related tasks in one partition of a partitioned store, where
+ * their relative order, retention and workflow ties are exact across submits (the remedy
+ * docs/PARTITIONS.md gives users); a store of one partition accepts and ignores it. Tests
+ * of those promises give it to every task they compare.
+ */
+export const TOGETHER = { partitionKey: "suite" } as const;
+
+/** How many partitions the harness's store has (1 unless it is partitioned). */
+export function partitionsOf(h: { storage: Storage }): number {
+  return h.storage.partitions ?? 1;
+}
+
 /** Event-loop turns a storage call may stay in flight before the harness gives up. */
 const QUIESCE_TURNS = 10_000;
 

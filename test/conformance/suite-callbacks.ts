@@ -168,8 +168,9 @@ export function callbacksSuite(backend: string, factory: StorageFactory): void {
         const t = await claimOne(h);
         await h.storage.complete({ lease: leaseOf(t, "w1"), result: "kept", now: T0 });
         const before = json(await h.storage.get(id));
+        // Retention is each partition's: the others go where the id "pruned" lives.
         for (let i = 0; i < 3; i++) {
-          await h.s.submit({ type: "t" });
+          await h.s.submit({ type: "t", partitionKey: "pruned" });
           const o = await claimOne(h);
           await h.storage.complete({ lease: leaseOf(o, "w1"), result: i, now: T0 + 1 + i });
         }

@@ -6,7 +6,7 @@
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { harness, type StorageFactory, T0 } from "./harness.ts";
+import { harness, type StorageFactory, T0, TOGETHER } from "./harness.ts";
 import type { Harness } from "./harness.ts";
 
 /** Starts of type `job`, by payload. */
@@ -48,9 +48,20 @@ export function expirySuite(backend: string, factory: StorageFactory): void {
     it("never claims an expired task, even when the expiry duty has not run", async () => {
       const h = await harness(factory, { start: false });
       try {
-        const late = await h.s.submit({ type: "job", payload: "late", expiresIn: 100 });
-        const fresh = await h.s.submit({ type: "job", payload: "fresh", expiresIn: 10_000 });
-        const none = await h.s.submit({ type: "job", payload: "none" });
+        // In one queue (one partition of a partitioned store), in this order.
+        const late = await h.s.submit({
+          type: "job",
+          payload: "late",
+          expiresIn: 100,
+          ...TOGETHER,
+        });
+        const fresh = await h.s.submit({
+          type: "job",
+          payload: "fresh",
+          expiresIn: 10_000,
+          ...TOGETHER,
+        });
+        const none = await h.s.submit({ type: "job", payload: "none", ...TOGETHER });
         // No worker: the store's claim alone meets the expired task first.
         const owner = { workerId: "w1", leaseMs: 30_000 };
         const claimed = await h.storage.claim({ pool: "default", max: 2, owner, now: T0 + 100 });

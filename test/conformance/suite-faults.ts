@@ -6,7 +6,7 @@
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { harness, type StorageFactory, T0 } from "./harness.ts";
+import { harness, type StorageFactory, T0, TOGETHER } from "./harness.ts";
 import { Faults } from "../helpers/faulty-storage.ts";
 import { gate } from "../../scripts/tools/wait.ts";
 import type { Harness } from "./harness.ts";
@@ -331,7 +331,11 @@ export function faultsSuite(backend: string, factory: StorageFactory): void {
       try {
         const owner = { workerId: "w1", leaseMs: 1_000 };
         const now = h.clock.now();
-        const [first, second] = [await h.s.submit({ type: "t" }), await h.s.submit({ type: "t" })];
+        // Queue order is one partition's: the two share one.
+        const [first, second] = [
+          await h.s.submit({ type: "t", ...TOGETHER }),
+          await h.s.submit({ type: "t", ...TOGETHER }),
+        ];
         const [a] = await h.storage.claim({ pool: "default", max: 1, owner, now });
         assert.equal(a.id, first);
         assert.deepEqual(await h.storage.recoverExpired({ now: now + 1_001, limit: 10 }), {

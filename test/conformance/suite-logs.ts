@@ -136,7 +136,9 @@ export function logsSuite(backend: string, factory: StorageFactory): void {
         const id = await h.s.submit({ id: "reused", type: "say", payload: { text: "old" } });
         await h.until(id, "succeeded");
         assert.deepEqual(await lines(h, id), ["1:old"]);
-        await h.until(await h.s.submit({ type: "say", payload: { text: "other" } }), "succeeded");
+        // Retention is each partition's: the other task goes where the id "reused" lives.
+        const other = { type: "say", payload: { text: "other" }, partitionKey: "reused" };
+        await h.until(await h.s.submit(other), "succeeded");
         await h.eventually(async () => (await h.s.get(id)) === null, "the row pruned");
         assert.equal(await h.s.taskLogs(id), null);
         await h.s.submit({ id: "reused", type: "say", payload: { text: "new" } });

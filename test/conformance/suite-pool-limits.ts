@@ -5,7 +5,14 @@
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { type Harness, harness, type StorageFactory, T0 } from "./harness.ts";
+import {
+  type Harness,
+  harness,
+  partitionsOf,
+  type StorageFactory,
+  T0,
+  TOGETHER,
+} from "./harness.ts";
 import { gate } from "../../scripts/tools/wait.ts";
 import { Faults } from "../helpers/faulty-storage.ts";
 
@@ -24,6 +31,14 @@ function holder() {
   return { state, handler };
 }
 
+/**
+ * A limit as these tests set it: on a partitioned store each partition enforces a share of
+ * a pool's limit (they sum to it), so the tests give the pool `n` times the limit and keep
+ * their tasks in one partition (TOGETHER), whose share is then the limit they check. The
+ * shares' sum across partitions is tested in test/unit/partitioned-storage.test.ts.
+ */
+const scaled = (h: Harness, limit: number) => limit * partitionsOf(h);
+
 /** Two started Schedulers over one store, each with `default` of size `size`. */
 async function pair(factory: StorageFactory, size: number): Promise<[Harness, Harness]> {
   const a = await harness(factory, { pools: { default: size } });
@@ -38,9 +53,9 @@ export function poolLimitsSuite(backend: string, factory: StorageFactory): void 
       try {
         const { state, handler } = holder();
         for (const h of [a, b]) h.s.register("hold", handler);
-        await a.s.setPoolLimits("default", { globalConcurrency: 3 });
+        await a.s.setPoolLimits("default", { globalConcurrency: scaled(a, 3) });
         const ids: string[] = [];
-        for (let i = 0; i < 12; i++) ids.push(await a.s.submit({ type: "hold" }));
+        for (let i = 0; i < 12; i++) ids.push(await a.s.submit({ type: "hold", ...TOGETHER }));
         // Let them go one at a time: each freed slot is taken again, never past the limit.
         while (state.done < 12) {
           await a.eventually(
@@ -54,7 +69,7 @@ export function poolLimitsSuite(backend: string, factory: StorageFactory): void 
         }
         for (const id of ids) await a.until(id, "succeeded");
         assert.equal(state.peak, 3);
-        assert.equal((await a.s.stats()).pools.default.globalConcurrency, 3);
+        assert.equal((await a.s.stats()).pools.default.globalConcurrency, scaled(a, 3));
 
         await b.s.setPoolLimits("default", { globalConcurrency: null });
         for (let i = 0; i < 12; i++) await b.s.submit({ type: "hold" });
@@ -76,10 +91,10 @@ export function poolLimitsSuite(backend: string, factory: StorageFactory): void 
         const { state, handler } = holder();
         h.s.register("hold", handler);
         h.s.register("quick", () => "ok");
-        await h.s.setPoolLimits("default", { globalConcurrency: 1 });
-        const first = await h.s.submit({ type: "hold" });
+        await h.s.setPoolLimits("default", { globalConcurrency: scaled(h, 1) });
+        const first = await h.s.submit({ type: "hold", ...TOGETHER });
         await h.until(first, "running");
-        const second = await h.s.submit({ type: "hold" });
+        const second = await h.s.submit({ type: "hold", ...TOGETHER });
         assert.equal((await h.s.get(second))?.waitingFor, "pool_limit");
         const listed = (await h.s.list({ status: "queued" })).items;
         assert.deepEqual(listed.map((t) => [t.id, t.waitingFor]), [[second, "pool_limit"]]);
@@ -92,10 +107,10 @@ export function poolLimitsSuite(backend: string, factory: StorageFactory): void 
         // One start per hour: the second quick task waits for the rate window.
         await h.s.setPoolLimits("default", {
           globalConcurrency: null,
-          rateLimit: { max: 1, per: "1h" },
+          rateLimit: { max: scaled(h, 1), per: "1h" },
         });
-        await h.until(await h.s.submit({ type: "quick" }), "succeeded");
-        const rated = await h.s.submit({ type: "quick" });
+        await h.until(await h.s.submit({ type: "quick", ...TOGETHER }), "succeeded");
+        const rated = await h.s.submit({ type: "quick", ...TOGETHER });
         assert.equal((await h.s.get(rated))?.waitingFor, "rate");
         await h.s.pause("default");
         assert.equal((await h.s.get(rated))?.waitingFor, "paused");
@@ -125,12 +140,12 @@ export function poolLimitsSuite(backend: string, factory: StorageFactory): void 
             await hold.promise;
           });
         }
-        await a.s.setPoolLimits("default", { globalConcurrency: 3 });
+        await a.s.setPoolLimits("default", { globalConcurrency: scaled(a, 3) });
         const held = [];
-        for (let i = 0; i < 3; i++) held.push(await a.s.submit({ type: "hold" }));
+        for (let i = 0; i < 3; i++) held.push(await a.s.submit({ type: "hold", ...TOGETHER }));
         for (const id of held) await a.until(id, "running");
         await b.s.start();
-        const queued = await b.s.submit({ type: "hold" });
+        const queued = await b.s.submit({ type: "hold", ...TOGETHER });
         await b.eventually(async () => (await b.s.get(queued))?.status === "queued");
         assert.deepEqual(ranOn, ["a", "a", "a"]);
         faults.inject("claim", "reject");
@@ -149,9 +164,9 @@ export function poolLimitsSuite(backend: string, factory: StorageFactory): void 
       const h = await harness(factory, { pools: { default: 10 } });
       try {
         h.s.register("quick", () => "ok");
-        await h.s.setPoolLimits("default", { rateLimit: { max: 5, per: "500ms" } });
+        await h.s.setPoolLimits("default", { rateLimit: { max: scaled(h, 5), per: "500ms" } });
         const ids: string[] = [];
-        for (let i = 0; i < 13; i++) ids.push(await h.s.submit({ type: "quick" }));
+        for (let i = 0; i < 13; i++) ids.push(await h.s.submit({ type: "quick", ...TOGETHER }));
         // 50 ms steps, far below the 5 s backstop poll: only the pool's own wake-up (at the
         // time the claim answered) can start the next batch in time.
         const steps = 33;
@@ -174,7 +189,7 @@ export function poolLimitsSuite(backend: string, factory: StorageFactory): void 
           assert.ok(starts[i] - due <= 150, `start ${i} at ${starts[i] - T0} ms, due ${due - T0}`);
         }
         const stats = (await h.s.stats()).pools.default;
-        assert.deepEqual(stats.rateLimit, { max: 5, perMs: 500 });
+        assert.deepEqual(stats.rateLimit, { max: scaled(h, 5), perMs: 500 });
         assert.equal(stats.startsInWindow, 3);
       } finally {
         await h.close();

@@ -3,7 +3,7 @@
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { harness, type StorageFactory } from "./harness.ts";
+import { harness, type StorageFactory, TOGETHER } from "./harness.ts";
 import { gate } from "../../scripts/tools/wait.ts";
 import { poolLimitsSuite } from "./suite-pool-limits.ts";
 
@@ -20,11 +20,12 @@ export function poolsSuite(backend: string, factory: StorageFactory): void {
         });
         const blocker = await h.s.submit({ type: "block" });
         await h.until(blocker, "running");
+        // Priority and FIFO order one partition's queue: the tasks share one.
         for (const p of [1, 10, 5, 20, 2]) {
-          await h.s.submit({ type: "p", priority: p, payload: { p } });
+          await h.s.submit({ type: "p", priority: p, payload: { p }, ...TOGETHER });
         }
         for (const n of [100, 101, 102]) {
-          await h.s.submit({ type: "p", priority: 3, payload: { p: 3, n } });
+          await h.s.submit({ type: "p", priority: 3, payload: { p: 3, n }, ...TOGETHER });
         }
         hold.open();
         await h.eventually(() => order.length === 8, "all eight to run");

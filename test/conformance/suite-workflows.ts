@@ -298,8 +298,12 @@ export function workflowsSuite(backend: string, factory: StorageFactory): void {
           true,
         );
         assert.equal((await h.s.stats()).byStatus.queued, 1_000);
-        // Ten more tasks finish: with a retention of 3 rows, older finished rows go.
-        const others = Array.from({ length: 10 }, (_, i) => newTask(`other-${i}`, now));
+        // Ten more tasks finish: with a retention of 3 rows, older finished rows go (in the
+        // partition of the id "mother", on a partitioned store: retention is per partition).
+        const others = Array.from(
+          { length: 10 },
+          (_, i) => newTask(`other-${i}`, now, { partitionKey: "mother" }),
+        );
         await h.storage.enqueue({ tasks: others, now });
         for (const t of await h.storage.claim({ pool: "default", max: 10, owner, now: now + 2 })) {
           await h.storage.complete({ lease: leaseOf(t, "w"), result: null, now: now + 3 });

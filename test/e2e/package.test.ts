@@ -84,10 +84,11 @@ describe("the npm package, installed from its tarball", () => {
     const tarball = join(dir, report.filename);
     await run("npm", ["install", tarball, "--no-audit", "--no-fund", "--prefer-offline"], dir);
     console.log(`package: ${sizes(report, join(dir, "node_modules"))}`);
-    // 479 kB at 0.2.0; task events, logs, callbacks and the function libraries' assembler
-    // took it past 600 kB (628 kB): the bound moves with them, and still catches a bundle
-    // shipped twice (the generated Lua in both forms was 679 kB).
-    assert.ok(report.size < 650_000, `the tarball is ${report.size} bytes packed (goal < 650 KB)`);
+    // 479 kB at 0.2.0; task events, logs, callbacks, the function libraries' assembler,
+    // partitions with the cluster transport and the edge deliverer took it to 714 kB: the
+    // bound moves with them, and still catches a bundle shipped twice (the source and the
+    // generated Lua in both forms each add more than 50 kB).
+    assert.ok(report.size < 760_000, `the tarball is ${report.size} bytes packed (goal < 760 KB)`);
   };
   before(() => {
     ready = setUp();

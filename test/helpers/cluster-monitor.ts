@@ -7,7 +7,7 @@
  * idle worker costs. EVALSHA calls are named after the script they run.
  */
 import { connect } from "node:net";
-import { scriptSha } from "../../src/storage/redis/script-runner.ts";
+import { scriptSha, shardedPublish } from "../../src/storage/redis/script-runner.ts";
 import { SCRIPTS } from "../../src/storage/redis/scripts.generated.ts";
 
 export interface CommandCount {
@@ -19,12 +19,12 @@ export interface CommandCount {
 }
 
 /**
- * Watches `port` and counts client commands until `enough` says so (checked on every
- * command and every 20 ms: a condition, not a fixed window) or `timeoutMs` passes, which
- * fails.
+ * Watches `port` (every port of `port`: a Redis Cluster's masters, counted together) and
+ * counts client commands until `enough` says so (checked on every command and every 20 ms:
+ * a condition, not a fixed window) or `timeoutMs` passes, which fails.
  */
 export async function countCommandsUntil(
-  port: number,
+  port: number | number[],
   enough: (seen: CommandCount) => boolean,
   timeoutMs: number,
 ): Promise<CommandCount> {
@@ -47,7 +47,7 @@ export async function countCommandsUntil(
 }
 
 async function watch(
-  port: number,
+  port: number | number[],
   until: Promise<unknown>,
   onCommand: (seen: CommandCount) => void,
   expose: (snapshot: () => CommandCount) => void,
@@ -56,34 +56,46 @@ async function watch(
   for (const s of Object.values(SCRIPTS)) {
     names.set(await scriptSha(s.source), s.name);
     if (s.fn) names.set(s.fn, s.name);
+    // A cluster transport sends the scripts with SPUBLISH: the same script by another SHA.
+    names.set(await scriptSha(shardedPublish(s.source)), s.name);
   }
   const counts = new Map<string, number>();
   let total = 0;
-  let buffer = "";
-  const sock = connect(port, "127.0.0.1");
-  await new Promise<void>((resolve, reject) => {
-    sock.once("error", reject);
-    sock.once("connect", () => {
-      sock.write("MONITOR\r\n");
-      resolve();
+  const socks = await Promise.all(
+    [port].flat().map(async (p) => {
+      const sock = connect(p, "127.0.0.1");
+      await new Promise<void>((resolve, reject) => {
+        sock.once("error", reject);
+        sock.once("connect", () => {
+          sock.write("MONITOR\r\n");
+          resolve();
+        });
+      });
+      return sock;
+    }),
+  );
+  for (const sock of socks) listen(sock);
+  function listen(sock: ReturnType<typeof connect>): void {
+    let buffer = "";
+    sock.on("data", (chunk) => {
+      buffer += chunk.toString("utf8");
+      let end: number;
+      while ((end = buffer.indexOf("\r\n")) >= 0) {
+        const line = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        // +<time> [<db> <client addr | lua>] "<command>" "<arg>" ...
+        const m = /^\+[\d.]+ \[\d+ ([^\]]+)\] "([^"]+)"(?: "([^"]*)")?/.exec(line);
+        if (!m || m[1] === "lua") continue;
+        let name = m[2].toLowerCase();
+        if (name === "evalsha" || name === "fcall") {
+          name = `script:${names.get(m[3] ?? "") ?? "?"}`;
+        }
+        counts.set(name, (counts.get(name) ?? 0) + 1);
+        total++;
+        onCommand(snapshot());
+      }
     });
-  });
-  sock.on("data", (chunk) => {
-    buffer += chunk.toString("utf8");
-    let end: number;
-    while ((end = buffer.indexOf("\r\n")) >= 0) {
-      const line = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      // +<time> [<db> <client addr | lua>] "<command>" "<arg>" ...
-      const m = /^\+[\d.]+ \[\d+ ([^\]]+)\] "([^"]+)"(?: "([^"]*)")?/.exec(line);
-      if (!m || m[1] === "lua") continue;
-      let name = m[2].toLowerCase();
-      if (name === "evalsha" || name === "fcall") name = `script:${names.get(m[3] ?? "") ?? "?"}`;
-      counts.set(name, (counts.get(name) ?? 0) + 1);
-      total++;
-      onCommand(snapshot());
-    }
-  });
+  }
   const started = performance.now();
   const snapshot = (): CommandCount => ({
     total,
@@ -92,6 +104,6 @@ async function watch(
   });
   expose(snapshot);
   await until;
-  sock.destroy();
+  for (const sock of socks) sock.destroy();
   return snapshot();
 }

@@ -6,16 +6,29 @@
  */
 import assert from "node:assert/strict";
 import { connectRedisTcp } from "../../src/adapters/redis-tcp.ts";
+import { ClusterTransport, parseClusterNodes } from "../../src/adapters/redis-cluster.ts";
 import { Scheduler, silentLogger } from "../../src/mod.ts";
-import { RedisStorage } from "../../src/storage/redis/redis-storage.ts";
+import { partitionedRedis, partitionTags } from "../../src/storage/redis/partitions.ts";
 import type { RedisTransport } from "../../src/storage/redis/transport.ts";
 import { uniquePrefix } from "../../scripts/tools/redis-server.ts";
 import { ready, startWorker, type WorkerProcess } from "../../scripts/tools/worker-process.ts";
 
 export const CLUSTER_JOBS = "test/e2e/fixtures/cluster-jobs.ts";
 
+/**
+ * Where the workers' Redis is: a server's URL, or a Redis Cluster's nodes; either with the
+ * deployment split into `partitions` (default 1).
+ */
+export type RedisTarget = string | {
+  redisUrl?: string;
+  clusterNodes?: string;
+  partitions?: number;
+};
+
 export interface Cluster {
   prefix: string;
+  /** The hash tags of the deployment's partitions (`default` alone for one). */
+  tags: string[];
   /** Where the fixture handlers keep their evidence (`<key>:runs` and so on). */
   key: string;
   workers: WorkerProcess[];
@@ -52,17 +65,31 @@ export async function kill9(w: WorkerProcess): Promise<void> {
   await w.stop("SIGKILL");
 }
 
+/** A connection to the target (a cluster's, or one server's). */
+export function connectTarget(target: RedisTarget): RedisTransport {
+  const t = typeof target === "string" ? { redisUrl: target } : target;
+  return t.clusterNodes
+    ? new ClusterTransport(parseClusterNodes(t.clusterNodes).seeds)
+    : connectRedisTcp(t.redisUrl!);
+}
+
 export async function startCluster(
-  redisUrl: string,
+  target: RedisTarget,
   name: string,
   env: Record<string, string> = {},
 ): Promise<Cluster> {
+  const t = typeof target === "string" ? { redisUrl: target } : target;
+  const partitions = t.partitions ?? 1;
   const prefix = uniquePrefix(name).replace(/^t:/, "e2e-");
   const key = `${prefix}:evidence`;
-  const storage = new RedisStorage({ transport: connectRedisTcp(redisUrl), prefix });
+  const storage = partitionedRedis({ transport: connectTarget(t), prefix, partitions });
   await storage.init();
   const client = new Scheduler({ storage, pools: {}, logger: silentLogger });
-  const redis = connectRedisTcp(redisUrl);
+  const redis = connectTarget(t);
+  const where: Record<string, string> = t.clusterNodes
+    ? { REDIS_CLUSTER_NODES: t.clusterNodes }
+    : { REDIS_URL: t.redisUrl! };
+  if (partitions > 1) where.SKEDULR_PARTITIONS = String(partitions);
   const workers: WorkerProcess[] = [];
   const hash = async (k: string) => {
     const flat = await redis.send(["HGETALL", k]) as string[];
@@ -72,6 +99,7 @@ export async function startCluster(
   };
   return {
     prefix,
+    tags: partitionTags("default", partitions),
     key,
     workers,
     client,
@@ -80,7 +108,7 @@ export async function startCluster(
       const started = await Promise.all(
         Array.from({ length: n }, () =>
           startWorker({
-            REDIS_URL: redisUrl,
+            ...where,
             SKEDULR_PREFIX: prefix,
             SKEDULR_JOBS: CLUSTER_JOBS,
             E2E_KEY: key,
@@ -138,7 +166,10 @@ export async function withThreeWorkers(
  * rows beyond the retention (10k by default) are dropped.
  */
 export async function succeeded(c: Cluster): Promise<number> {
-  return Number(await c.redis.send(["HGET", `${c.prefix}:{default}:totals`, "succeeded"]) ?? 0);
+  const each = await Promise.all(
+    c.tags.map((tag) => c.redis.send(["HGET", `${c.prefix}:{${tag}}:totals`, "succeeded"])),
+  );
+  return each.reduce((sum: number, n) => sum + Number(n ?? 0), 0);
 }
 
 /** Every task of `ids` ran, none twice (`runs`: task id → runs the handlers recorded). */

@@ -127,4 +127,38 @@ describe("worker configuration", () => {
       assert.throws(() => parseWorkerConfig(env), problem);
     }
   });
+  it("reads partitions and a Redis Cluster's nodes, naming each bad value", () => {
+    const c = parseWorkerConfig({
+      REDIS_CLUSTER_NODES: "10.0.0.1:7000, 10.0.0.2:7000,redis://:pw@10.0.0.3:7000",
+      SKEDULR_PARTITIONS: "3",
+    });
+    assert.equal(c.partitions, 3);
+    assert.equal(c.clusterNodes, "10.0.0.1:7000, 10.0.0.2:7000,redis://:pw@10.0.0.3:7000");
+    assert.equal(parseWorkerConfig({}).partitions, 1, "one partition by default");
+    const problems = (env: Record<string, string>) => {
+      try {
+        parseWorkerConfig(env);
+        return [];
+      } catch (error) {
+        return (error as ConfigError).problems;
+      }
+    };
+    assert.match(
+      problems({ SKEDULR_PARTITIONS: "0" })[0],
+      /^SKEDULR_PARTITIONS: expected an integer 1\.\.64, got "0"/,
+    );
+    assert.match(
+      problems({ REDIS_URL: "redis://r:6379", SKEDULR_PARTITIONS: "65" })[0],
+      /SKEDULR_PARTITIONS: .*"65"/,
+    );
+    assert.match(
+      problems({ REDIS_CLUSTER_NODES: "10.0.0.1" })[0],
+      /^REDIS_CLUSTER_NODES: .*"10.0.0.1"/,
+    );
+    assert.match(
+      problems({ REDIS_CLUSTER_NODES: "a:1", REDIS_URL: "redis://b:2" })[0],
+      /REDIS_CLUSTER_NODES and REDIS_URL are both set/,
+    );
+    assert.match(problems({ SKEDULR_PARTITIONS: "2" })[0], /embedded store has one partition/);
+  });
 });

@@ -46,9 +46,11 @@ describe("redis task events", () => {
     const sub = s.subscribeTaskEvents((events, missed) => got.push({ events, missed }));
     await sub.ready;
     try {
-      // The subscription must be live before the first batch: wait for one to arrive.
+      // The subscription must be live before the first batch: wait for one to arrive (each
+      // try a new task: a batch recorded before the subscription was live is not delivered).
+      let warm = 0;
       await eventually(async () => {
-        await s.enqueue({ tasks: [newTask(`warm${got.length}`, T0)], now: T0 });
+        await s.enqueue({ tasks: [newTask(`warm${++warm}`, T0)], now: T0 });
         return got.length > 0;
       }, "the subscription to deliver");
       const lost = await lostBatch(s, "lost");

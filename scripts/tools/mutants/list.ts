@@ -17,6 +17,8 @@ export interface Mutant {
   filter?: string;
 }
 
+import { PARTITION_MUTANTS } from "./list-partitions.ts";
+
 const MEMORY = "test/conformance/memory.test.ts";
 const REDIS = "test/conformance/redis.test.ts";
 const EDGE_E2E = "test/e2e/edge-deliverer.test.ts";
@@ -64,8 +66,8 @@ export const MUTANTS: Mutant[] = [
     why:
       "a promotion or expiry the store refused is retried with back-off, not left to the next scan",
     file: "src/worker/due-duty.ts",
-    find: "if (this.#retry === undefined && !this.#stopped) {",
-    replace: "if (this.#retry === undefined && this.#stopped) {",
+    find: "if (runs.retry === undefined && !this.#stopped) {",
+    replace: "if (runs.retry === undefined && this.#stopped) {",
     tests: [MEMORY],
     filter: "retried on their own",
   },
@@ -908,9 +910,8 @@ export const MUTANTS: Mutant[] = [
     id: "resume-repeats-events",
     why: "a resumed reader gets each event after its Last-Event-ID once, not again live",
     file: "src/client/task-event-feed.ts",
-    find:
-      "const fresh = last ? events.filter((e) => eventAfter(parseEventId(e.eventId)!, last!)) : events;",
-    replace: "const fresh = events;",
+    find: "? events.filter((e) => positionAfter(parsePosition(e.eventId)!, last!))",
+    replace: "? events",
     tests: ["test/unit/task-event-feed.test.ts"],
   },
   {
@@ -1153,4 +1154,6 @@ export const MUTANTS: Mutant[] = [
     tests: [EDGE_E2E],
     filter: "other nodes queued",
   },
+  // Partitions (issue 17).
+  ...PARTITION_MUTANTS,
 ];

@@ -5,7 +5,7 @@
  */
 import type { AttemptRecord, TaskError } from "../../core/task.ts";
 import { attemptMatcher, pageLimit } from "../filter.ts";
-import { durationStats, SampleRing } from "../stats.ts";
+import { type DurationSamples, durationStats, SampleRing } from "../stats.ts";
 import type { HistoryFilter, HistoryRetention, Page, StorageStats } from "../types.ts";
 import type { Row } from "./task-table.ts";
 
@@ -94,6 +94,13 @@ export class AttemptLog {
       next = null;
     }
     return { items, next: items.length === limit ? next : null };
+  }
+
+  /** The samples per type the figures are computed from. */
+  samples(): DurationSamples {
+    return Object.fromEntries(
+      [...this.#durations].slice(0, STATS_NAMES_MAX).map(([type, r]) => [type, r.values()]),
+    );
   }
 
   /** Duration figures per type. */

@@ -15,6 +15,7 @@ import { pageLimit } from "../filter.ts";
 import { Listeners } from "../listeners.ts";
 import type * as P from "../params.ts";
 import { QueueForwarder } from "../queue-forwarder.ts";
+import type { StatsWithSamples } from "../stats.ts";
 import type { Storage } from "../storage.ts";
 import type {
   FireResult,
@@ -132,6 +133,11 @@ export class MemoryStorage extends QueueForwarder implements Storage {
     return Promise.resolve(this.#taskEvents.after(after, Math.max(1, Math.min(1000, limit))));
   }
 
+  /** The number of the last task event batch recorded (0: none yet). */
+  taskEventTip(): Promise<number> {
+    return Promise.resolve(this.#taskEvents.tip);
+  }
+
   // Queries.
 
   get(id: string): Promise<TaskRecord | null> {
@@ -165,20 +171,26 @@ export class MemoryStorage extends QueueForwarder implements Storage {
     return Promise.resolve(row ? readLines(row.log, filter) : null);
   }
 
-  stats(): Promise<StorageStats> {
+  async stats(): Promise<StorageStats> {
+    return (await this.statsWithSamples()).stats;
+  }
+
+  /** stats(), and the duration samples behind them (a partitioned store merges those). */
+  statsWithSamples(): Promise<StatsWithSamples> {
     const t = this.#table;
     // Built with fromEntries, which defines each name as an own key whatever it is.
     const byPool: StorageStats["byPool"] = Object.fromEntries(
       [...t.perPool].slice(0, STATS_NAMES_MAX)
         .map(([pool, c]) => [pool, { ...c, parked: t.flows.parkedByPool.get(pool) ?? 0 }]),
     );
-    return Promise.resolve({
+    const stats = {
       byStatus: { ...t.counts },
       byPool,
       totals: { ...this.#log.totals },
       durations: this.#log.durations(),
       flowKeys: t.flows.busy(),
-    });
+    };
+    return Promise.resolve({ stats, samples: this.#log.samples() });
   }
 
   // Schedules (schedules.ts).

@@ -36,6 +36,11 @@ export class MemoryTaskEvents {
     if (this.#pending.push(event) === 1) queueMicrotask(this.#flush);
   }
 
+  /** The number of the last batch recorded (0: none yet). */
+  get tip(): number {
+    return this.#first + this.#batches.length - 1;
+  }
+
   subscribe(listener: TaskEventListener): () => void {
     this.#listeners.add(listener);
     return () => {

@@ -16,6 +16,11 @@ const FAULT_REPLIES: Record<string, StorageFault> = {
   MASTERDOWN: "unreachable",
   CLUSTERDOWN: "unreachable",
   READONLY: "unreachable",
+  // A Redis Cluster moved the slot (a failover, a reshard) and ioredis did not follow it
+  // (its auto-pipeline redirects a pipeline only when every command met the same reply):
+  // the command did not run there, so it is safe to send again, and the map is refreshed.
+  MOVED: "unreachable",
+  ASK: "unreachable",
 };
 
 /** The error a storage caller should see for `error`, thrown by a transport. */
@@ -42,6 +47,7 @@ export function faultReporting(transport: RedisTransport): RedisTransport {
     name: transport.name,
     scriptFlags: transport.scriptFlags,
     functions: transport.functions,
+    shardedPubSub: transport.shardedPubSub,
     send: (cmd) => transport.send(cmd).catch(rethrow),
     pipeline: (cmds) => transport.pipeline(cmds).catch(rethrow),
     subscribe: (channel, onMessage) => transport.subscribe(channel, onMessage),

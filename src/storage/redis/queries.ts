@@ -10,7 +10,7 @@ import type { AttemptRecord, TaskRecord } from "../../core/task.ts";
 import { ALL_STATUSES, type TaskStatus } from "../../core/task.ts";
 import type { HistoryFilter, Page, PageRequest, StorageStats, TaskFilter } from "../types.ts";
 import { attemptMatcher, pageLimit, taskMatcher } from "../filter.ts";
-import { durationStats } from "../stats.ts";
+import { durationStats, type StatsWithSamples } from "../stats.ts";
 import { decodeTask } from "./codec.ts";
 import type { RedisContext } from "./context.ts";
 import { storageError } from "./faults.ts";
@@ -144,7 +144,7 @@ export async function listHistory(
   };
 }
 
-export async function readStats(ctx: RedisContext): Promise<StorageStats> {
+export async function readStats(ctx: RedisContext): Promise<StatsWithSamples> {
   const [counts, pools, totals, durations, busy] = await ctx.run("stats", []) as RedisReply[][];
   const byStatus = Object.fromEntries(ALL_STATUSES.map((s) => [s, 0])) as Record<
     TaskStatus,
@@ -174,20 +174,26 @@ export async function readStats(ctx: RedisContext): Promise<StorageStats> {
     });
   }
   const stats: StorageStats["durations"] = {};
+  const samples: Record<string, number[]> = {};
   for (let i = 0; i + 1 < durations.length; i += 2) {
-    stats[String(durations[i])] = durationStats((durations[i + 1] as RedisReply[]).map(Number));
+    const type = String(durations[i]);
+    samples[type] = (durations[i + 1] as RedisReply[]).map(Number);
+    stats[type] = durationStats(samples[type]);
   }
   return {
-    byStatus,
-    byPool,
-    totals: {
-      succeeded: Number(totals[0]),
-      failedAttempts: Number(totals[1]),
-      dead: Number(totals[2]),
-      stalled: Number(totals[3]),
-      expired: Number(totals[4]),
+    samples,
+    stats: {
+      byStatus,
+      byPool,
+      totals: {
+        succeeded: Number(totals[0]),
+        failedAttempts: Number(totals[1]),
+        dead: Number(totals[2]),
+        stalled: Number(totals[3]),
+        expired: Number(totals[4]),
+      },
+      durations: stats,
+      flowKeys,
     },
-    durations: stats,
-    flowKeys,
   };
 }

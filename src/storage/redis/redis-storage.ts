@@ -13,6 +13,7 @@
 import type { AttemptRecord, ScheduleRecord, TaskRecord } from "../../core/task.ts";
 import type * as P from "../params.ts";
 import { QueueForwarder } from "../queue-forwarder.ts";
+import type { StatsWithSamples } from "../stats.ts";
 import type { Storage } from "../storage.ts";
 import type {
   FireResult,
@@ -47,6 +48,7 @@ import { hitRateLimit } from "./rate-limit.ts";
 import { SCRIPTS } from "./scripts.generated.ts";
 import { readTaskLogs } from "./task-logs.ts";
 import { StorageLayoutError } from "./layout.ts";
+import { ensurePartitionCount } from "./partition-count.ts";
 
 export { StorageLayoutError };
 import { checkEvictionPolicy } from "./eviction.ts";
@@ -79,6 +81,12 @@ export interface RedisStorageOptions {
    * in Redis: `init()` writes it, so give every node the same.
    */
   taskEvents?: boolean;
+  /**
+   * How many partitions the deployment this store belongs to has (default 1: the store is
+   * the whole deployment). `init()` stamps it and refuses a store stamped with another
+   * (partition-count.ts).
+   */
+  partitions?: number;
 }
 
 const DEFAULT_RETENTION: HistoryRetention = { maxAgeMs: 7 * 86_400_000, maxCount: 10_000 };
@@ -129,6 +137,7 @@ export class RedisStorage extends QueueForwarder implements Storage {
     await this.#ctx.runner.dropOtherLibraries(scripts).catch(() => {});
     // Migrates an older store and stamps the layout; refuses one this code cannot read.
     await ensureLayout(this.#ctx);
+    await ensurePartitionCount(this.#ctx, this.#options.partitions ?? 1);
     const meta = keys.meta(this.#ctx.prefix);
     await this.#ctx.transport.send(
       this.#options.taskEvents === false
@@ -185,6 +194,11 @@ export class RedisStorage extends QueueForwarder implements Storage {
     return this.#taskEvents.after(after, Math.max(1, Math.min(1000, Math.floor(limit))));
   }
 
+  /** The number of the last task event batch recorded (0: none yet). */
+  taskEventTip(): Promise<number> {
+    return this.#taskEvents.tip();
+  }
+
   // Queries.
 
   async get(id: string): Promise<TaskRecord | null> {
@@ -208,7 +222,12 @@ export class RedisStorage extends QueueForwarder implements Storage {
     return readTaskLogs(this.#ctx, id, filter);
   }
 
-  stats(): Promise<StorageStats> {
+  async stats(): Promise<StorageStats> {
+    return (await readStats(this.#ctx)).stats;
+  }
+
+  /** stats(), and the duration samples behind them (a partitioned store merges those). */
+  statsWithSamples(): Promise<StatsWithSamples> {
     return readStats(this.#ctx);
   }
 

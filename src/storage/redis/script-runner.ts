@@ -52,11 +52,14 @@ export class ScriptRunner {
   /** Library loads in flight, so concurrent calls that found it missing load it once. */
   readonly #loading = new Map<LuaScript, Promise<void>>();
   #reloads = 0;
+  readonly #sharded: boolean;
+  readonly #sources = new Map<LuaScript, string>();
 
   constructor(transport: RedisTransport) {
     this.#transport = transport;
     this.#flags = transport.scriptFlags !== false;
     this.#functions = transport.functions === true;
+    this.#sharded = transport.shardedPubSub === true;
   }
 
   /** True while scripts run as functions (FCALL). */
@@ -119,10 +122,19 @@ export class ScriptRunner {
     return this.#reloads;
   }
 
-  /** The text sent for `script`: without its flags line when the server takes none. */
+  /**
+   * The text sent for `script`: without its flags line when the server takes none, with
+   * SPUBLISH for PUBLISH on a Redis Cluster ({@link shardedPublish}).
+   */
   source(script: LuaScript): string {
-    if (this.#flags || !script.source.startsWith("#!")) return script.source;
-    return script.source.slice(script.source.indexOf("\n") + 1);
+    let text = this.#sources.get(script);
+    if (text === undefined) {
+      text = script.source;
+      if (!this.#flags && text.startsWith("#!")) text = text.slice(text.indexOf("\n") + 1);
+      if (this.#sharded) text = shardedPublish(text);
+      this.#sources.set(script, text);
+    }
+    return text;
   }
 
   /** The SHA of `script` as sent, computed once. */
@@ -254,4 +266,14 @@ function libraryNames(reply: RedisReply): string[] {
   };
   walk(reply);
   return names;
+}
+
+/**
+ * A script that publishes with SPUBLISH instead of PUBLISH (a Redis Cluster transport,
+ * RedisTransport.shardedPubSub): the same channel, which hashes to the script's own slot,
+ * reaching that shard's subscribers only instead of every node of the cluster. The scripts
+ * publish in lua/includes/publish.lua and task-events.lua, always as `redis.call('PUBLISH',`.
+ */
+export function shardedPublish(source: string): string {
+  return source.replaceAll("redis.call('PUBLISH',", "redis.call('SPUBLISH',");
 }

@@ -118,10 +118,14 @@ export class TaskEventHub {
     }
     if (!read) {
       // Nothing after it: fine, unless the store never numbered that far (reset since).
-      const seq = Number(await this.#transport.send(["GET", this.#seqKey]) ?? 0);
-      missed = from.batch > seq;
+      missed = from.batch > await this.tip();
     }
     return { events: events.slice(0, limit), missed };
+  }
+
+  /** The number of the last batch recorded (0: none yet). */
+  async tip(): Promise<number> {
+    return Number(await this.#transport.send(["GET", `${this.#prefix}tevseq`]) ?? 0);
   }
 
   /** A message says batches up to n exist: read what is new (one read at a time). */

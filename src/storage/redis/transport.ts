@@ -72,6 +72,13 @@ export interface RedisTransport {
    * EVALSHA; a server that turns out to lack FCALL is used that way too.
    */
   readonly functions?: boolean;
+  /**
+   * True on a Redis Cluster: events travel over sharded pub/sub (`SSUBSCRIBE`, and the
+   * scripts `SPUBLISH`), which reaches the subscribers of the channel's shard only, where
+   * plain `PUBLISH` is broadcast to every node of the cluster. `subscribe` then subscribes
+   * with SSUBSCRIBE.
+   */
+  readonly shardedPubSub?: boolean;
   /** Sends one command, e.g. `["HGET", key, field]`, and resolves with its normalised reply. */
   send(cmd: string[]): Promise<RedisReply>;
   /**
