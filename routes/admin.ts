@@ -56,7 +56,7 @@ export function adminRoutes(
   // Creates or replaces: the body is a task spec with `every` or `cron` (id: the path's).
   api.put("/schedules/:id", role("admin"), body, async (c) => {
     const id = scheduleId(c.req.param("id"));
-    const spec = requiredBody(c.var.body, "a schedule spec");
+    const spec = requiredBody(c.get("body"), "a schedule spec");
     const { schedule, created } = await scheduler.putSchedule(id, spec);
     if (created) c.header("Location", `/skedulr/api/schedules/${encodeURIComponent(id)}`);
     return c.json(scheduleView(schedule), created ? 201 : 200);
@@ -92,7 +92,7 @@ export function adminRoutes(
 
   for (const action of ["pause", "resume"] as const) {
     api.post(`/${action}`, role("admin"), body, async (c) => {
-      const { pool } = validate(PauseSchema, c.var.body ?? {}, `${action} request`);
+      const { pool } = validate(PauseSchema, c.get("body") ?? {}, `${action} request`);
       await scheduler[action](pool);
       return c.json({ pool: pool ?? null, paused: action === "pause" });
     });
@@ -108,7 +108,7 @@ export function adminRoutes(
         message: NAME_RULE,
       }]);
     }
-    const input = requiredBody(c.var.body, '{ "concurrency": n }');
+    const input = requiredBody(c.get("body"), '{ "concurrency": n }');
     const { concurrency, ...limits } = validate(PoolSizeSchema, input, "pool size");
     // Every field checked before anything is stored (`per` is the limits' own check).
     const parsed = parsePoolLimits(limits);

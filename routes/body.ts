@@ -2,12 +2,12 @@
  * @module body — reading and validating request input: JSON bodies under a byte limit, the
  * content type, and valibot schemas whose issues become `{ path, message }` lists.
  *
- * The limit is enforced twice: hono's `bodyLimit` rejects on `Content-Length` (and on the
- * bytes of a chunked body) before anything is read, and {@link readBytes} counts the bytes it
- * actually reads, so a body longer than its declared length is refused as well.
+ * The limit is enforced before and while reading: a body that declares a `Content-Length`
+ * over it is refused unread, one whose length is unknown (chunked) is counted as it arrives
+ * ({@link readBytes}), and what was read is measured again, so a body longer than its
+ * declared length is refused as well ({@link readBody}).
  */
 import type { MiddlewareHandler } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import * as v from "valibot";
 import { type FieldIssue, textIssues, ValidationError } from "../src/mod.ts";
 import { ApiError } from "./errors.ts";
@@ -57,13 +57,45 @@ export async function readBytes(
   return out;
 }
 
+const NO_BYTES = new Uint8Array(0);
+
+/**
+ * The raw body under the limit. A body with a `Content-Length` (and no transfer coding) is
+ * refused unread when it declares more, else read in one piece: the server frames the
+ * request by that length, so it cannot grow past it, and one read is several times cheaper
+ * than a reader loop. A body of unknown length is read chunk by chunk, counted as it comes.
+ */
+export async function readBody(request: Request, maxBytes: number): Promise<Uint8Array> {
+  if (!request.body) return NO_BYTES;
+  const headers = request.headers;
+  const declared = headers.get("content-length");
+  if (declared === null || headers.has("transfer-encoding")) {
+    return await readBytes(request, maxBytes);
+  }
+  if (parseInt(declared, 10) > maxBytes) throw tooLarge(maxBytes);
+  const bytes = new Uint8Array(await request.arrayBuffer());
+  // A Request made in process (not by a server) may carry more than it declares.
+  if (bytes.byteLength > maxBytes) throw tooLarge(maxBytes);
+  return bytes;
+}
+
+/** Fatal: invalid UTF-8 is an error, not U+FFFD. Stateless between whole-buffer decodes. */
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * A `\uD800`–`\uDFFF` escape: the only way JSON text that decoded as UTF-8 can hold a lone
+ * surrogate (the decoder refuses encoded ones). Without one, the walk of every string
+ * ({@link textIssues}) cannot find anything.
+ */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+
 /**
  * Parses a JSON body: undefined when there is none, 415 when it is not JSON, 400 when it
  * does not parse (invalid UTF-8 included) or when a string in it is not well-formed Unicode
  * (a `\ud800` escape parses, but could never be answered as UTF-8: 400 naming the field).
  */
 export async function readJson(request: Request, maxBytes: number): Promise<unknown> {
-  const bytes = await readBytes(request, maxBytes);
+  const bytes = await readBody(request, maxBytes);
   if (bytes.byteLength === 0) return undefined;
   const contentType = request.headers.get("content-type") ?? undefined;
   if (!isJsonType(contentType)) {
@@ -76,7 +108,7 @@ export async function readJson(request: Request, maxBytes: number): Promise<unkn
   }
   let text: string;
   try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    text = UTF8.decode(bytes);
   } catch {
     throw new ApiError("invalid_request", "Malformed JSON body: it is not valid UTF-8");
   }
@@ -86,8 +118,10 @@ export async function readJson(request: Request, maxBytes: number): Promise<unkn
   } catch (error) {
     throw new ApiError("invalid_request", `Malformed JSON body: ${(error as Error).message}`);
   }
-  const issues = textIssues(value);
-  if (issues.length) throw new ValidationError(issues, "request body");
+  if (SURROGATE_ESCAPE.test(text)) {
+    const issues = textIssues(value);
+    if (issues.length) throw new ValidationError(issues, "request body");
+  }
   return value;
 }
 
@@ -96,20 +130,15 @@ export async function readJson(request: Request, maxBytes: number): Promise<unkn
  * the JSON, and leaves it (or undefined) in `c.var.body`.
  */
 export function jsonBody(maxBytes: number): MiddlewareHandler<SkedulrEnv> {
-  const limit = bodyLimit({
-    maxSize: maxBytes,
-    onError: () => {
-      throw tooLarge(maxBytes);
-    },
-  });
-  return (c, next) =>
-    limit(c, async () => {
-      // The request deadline is about the store: a slow upload must not spend it.
-      c.var.deadline?.hold();
-      c.set("body", await readJson(c.req.raw, maxBytes));
-      c.var.deadline?.resume();
-      await next();
-    });
+  return async (c, next) => {
+    // The request deadline is about the store: a slow upload must not spend it.
+    // (`c.get`, not `c.var`: the latter copies every variable into a new object.)
+    const deadline = c.get("deadline");
+    deadline?.hold();
+    c.set("body", await readJson(c.req.raw, maxBytes));
+    deadline?.resume();
+    await next();
+  };
 }
 
 /** The body of a route that needs one; 400 when the request had none. */

@@ -30,29 +30,58 @@ export function deadlineError(ms: number, what = "no answer"): StorageUnavailabl
 }
 
 /**
+ * One request's clock. Its methods live on the prototype and its timer gets the handle as an
+ * argument, so a request costs one object and one timer, not a set of closures.
+ */
+class RequestClock implements Deadline {
+  timer: ReturnType<typeof setTimeout> | undefined = undefined;
+  done = false;
+  /** Fails the request (the outer promise of {@link requestDeadline}). */
+  fail: (error: Error) => void = () => {};
+  constructor(readonly ms: number) {}
+
+  hold(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  resume(): void {
+    this.hold();
+    if (!this.done) this.timer = setTimeout(expire, this.ms, this);
+  }
+
+  end(): void {
+    this.done = true;
+    this.hold();
+  }
+}
+
+function expire(clock: RequestClock): void {
+  clock.timer = undefined;
+  clock.done = true;
+  clock.fail(deadlineError(clock.ms));
+}
+
+/**
  * Middleware: the rest of the chain must answer within `ms`, else the request fails with
  * {@link deadlineError}. The handler keeps running in the background; its late result is
  * dropped (a late submit may still be stored, which is why retries with an id are safe).
  */
 export function requestDeadline(ms: number): MiddlewareHandler<SkedulrEnv> {
-  return async (c, next) => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let done = false;
-    let expire!: (error: Error) => void;
-    const expired = new Promise<never>((_, reject) => (expire = reject));
-    const hold = () => clearTimeout(timer);
-    const resume = () => {
-      hold();
-      if (!done) timer = setTimeout(() => expire(deadlineError(ms)), ms);
-    };
-    c.set("deadline", { hold, resume });
-    resume();
-    try {
-      await Promise.race([next(), expired]);
-    } finally {
-      done = true;
-      hold();
-    }
+  return (c, next) => {
+    const clock = new RequestClock(ms);
+    c.set("deadline", clock);
+    return new Promise<void>((resolve, reject) => {
+      clock.fail = reject;
+      clock.resume();
+      next().then(() => {
+        clock.end();
+        resolve();
+      }, (error) => {
+        clock.end();
+        reject(error);
+      });
+    });
   };
 }
 

@@ -11,6 +11,9 @@ import { LOOPBACK_HOSTS, parseHost } from "../src/mod.ts";
 import type { SkedulrEnv } from "./env.ts";
 import { ApiError } from "./errors.ts";
 
+/** Distinct Host values and URL authorities whose verdicts are remembered. */
+const MAX_VERDICTS = 256;
+
 /** Whether `value` (a Host header) is served: `allowed` holds names and `name:port`s. */
 export function hostAllowed(value: string, allowed: readonly string[]): boolean {
   const host = parseHost(value);
@@ -29,25 +32,48 @@ export function hostCheck(
   open: boolean,
 ): MiddlewareHandler<SkedulrEnv> {
   const names = allowed ?? (open ? LOOPBACK_HOSTS : null);
+  // Verdicts by Host value and URL authority: the same few are asked about on every request,
+  // and parsing them was a twentieth of a submit. Bounded, since both come from clients.
+  const verdicts = new Map<string, boolean>();
+  const served = (host: string) => {
+    let ok = verdicts.get(host);
+    if (ok === undefined) {
+      ok = hostAllowed(host, names!);
+      if (verdicts.size >= MAX_VERDICTS) verdicts.clear();
+      verdicts.set(host, ok);
+    }
+    return ok;
+  };
+  const authorities = new Map<string, string>();
+  const urlHost = (url: string) => {
+    // The URL up to its path: the authority is all `new URL(url).host` depends on.
+    const slashes = url.indexOf("//");
+    if (slashes < 0) return new URL(url).host;
+    const end = url.indexOf("/", slashes + 2);
+    const origin = end < 0 ? url : url.slice(0, end);
+    let host = authorities.get(origin);
+    if (host === undefined) {
+      host = new URL(url).host;
+      if (authorities.size >= MAX_VERDICTS) authorities.clear();
+      authorities.set(origin, host);
+    }
+    return host;
+  };
+  const refused = (host: string) =>
+    new ApiError(
+      "forbidden",
+      `Host ${JSON.stringify(host)} is not served here: ` +
+        (allowed === null
+          ? "with no SKEDULR_TOKEN or SKEDULR_KEYS, only localhost, 127.0.0.1 and [::1] are " +
+            "(a guard against DNS rebinding); set a token to serve other names"
+          : `the allowed hosts are ${names!.join(", ")} (SKEDULR_ALLOWED_HOSTS)`),
+    );
   return async (c, next) => {
     if (names === null || c.req.path === "/skedulr/healthz") return await next();
     const header = c.req.header("host");
-    for (
-      const host of header === undefined
-        ? [new URL(c.req.url).host]
-        : [header, new URL(c.req.url).host]
-    ) {
-      if (!hostAllowed(host, names)) {
-        throw new ApiError(
-          "forbidden",
-          `Host ${JSON.stringify(host)} is not served here: ` +
-            (allowed === null
-              ? "with no SKEDULR_TOKEN or SKEDULR_KEYS, only localhost, 127.0.0.1 and [::1] are " +
-                "(a guard against DNS rebinding); set a token to serve other names"
-              : `the allowed hosts are ${names.join(", ")} (SKEDULR_ALLOWED_HOSTS)`),
-        );
-      }
-    }
+    if (header !== undefined && !served(header)) throw refused(header);
+    const fromUrl = urlHost(c.req.url);
+    if (!served(fromUrl)) throw refused(fromUrl);
     await next();
   };
 }

@@ -109,7 +109,7 @@ export function taskRoutes(
   body: MiddlewareHandler<SkedulrEnv>,
 ): void {
   api.post("/tasks", role("submit"), body, async (c) => {
-    const spec = requiredBody(c.var.body, "a task spec");
+    const spec = requiredBody(c.get("body"), "a task spec");
     if (Array.isArray(spec)) {
       throw badBody("expected a task spec object, got an array (POST arrays to /tasks/batch)");
     }
@@ -124,7 +124,7 @@ export function taskRoutes(
   });
 
   api.post("/tasks/batch", role("submit"), body, async (c) => {
-    const specs = requiredBody(c.var.body, "an array of task specs");
+    const specs = requiredBody(c.get("body"), "an array of task specs");
     if (!Array.isArray(specs)) {
       throw badBody(`expected an array of task specs, got ${describe(specs)}`);
     }
@@ -177,10 +177,10 @@ export function taskRoutes(
   });
 
   api.post("/tasks/:id/cancel", role("submit"), body, async (c) => {
-    const { reason } = validate(CancelSchema, c.var.body ?? {}, "cancel request");
+    const { reason } = validate(CancelSchema, c.get("body") ?? {}, "cancel request");
     const id = c.req.param("id");
     // Cancelling a schedule removes it, which is admin's; a task is submit's.
-    const admin = c.var.principal.role === "admin";
+    const admin = c.get("principal").role === "admin";
     if (!admin && !(await scheduler.get(id)) && (await scheduler.getSchedule(id))) {
       requireRole(c, "admin", `removing schedule "${id}"`);
     }
@@ -188,7 +188,7 @@ export function taskRoutes(
   });
 
   api.post("/tasks/:id/resubmit", role("submit"), body, async (c) => {
-    if (c.var.body !== undefined && !isEmptyObject(c.var.body)) {
+    if (c.get("body") !== undefined && !isEmptyObject(c.get("body"))) {
       throw badBody("expected no body (or {})");
     }
     const task = await scheduler.resubmit(c.req.param("id"));
@@ -197,7 +197,7 @@ export function taskRoutes(
 
   api.post("/tasks/resubmit", role("admin"), body, async (c) => {
     const input = requiredBody(
-      c.var.body,
+      c.get("body"),
       '{ "status": "dead" | "cancelled" | "expired", "type"?, "pool"? }',
     );
     const filter = validate(BulkResubmitSchema, input, "bulk resubmit");

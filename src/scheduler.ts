@@ -10,23 +10,16 @@ import {
   type TaskEventFeed,
   type TaskEventFeedOptions,
 } from "./client/task-event-feed.ts";
-import * as v from "valibot";
+import type * as v from "valibot";
 import { type Clock, systemClock } from "./core/clock.ts";
-import { ConflictError, type FieldIssue, NotFoundError, ValidationError } from "./core/errors.ts";
+import { type FieldIssue, NotFoundError, ValidationError } from "./core/errors.ts";
 import { newId, requireName } from "./core/ids.ts";
-import {
-  collectSpecIssues,
-  normalise,
-  scheduleSpecIssues,
-  type TaskSpec,
-} from "./core/task-schema.ts";
+import { normalise, scheduleSpecIssues, type TaskSpec } from "./core/task-schema.ts";
 import type {
   AttemptRecord,
-  PRUNED_STATUS,
   ResubmittableStatus,
   ScheduleRecord,
   TaskRecord,
-  TaskStatus,
 } from "./core/task.ts";
 import { TimingWheel } from "./core/timing-wheel.ts";
 import type { BackoffFn } from "./core/backoff.ts";
@@ -42,7 +35,6 @@ import {
 } from "./core/pool-limits.ts";
 import { MemoryStorage } from "./storage/memory/memory-storage.ts";
 import type {
-  Enqueued,
   HistoryFilter,
   InstanceInfo,
   LogFilter,
@@ -56,14 +48,14 @@ import type {
 import { consoleLogger, type Handler, type Logger, type Middleware } from "./worker/middleware.ts";
 import type { HandlerEntry, WorkerPool } from "./worker/pool.ts";
 import { Instance } from "./worker/instance.ts";
-import { callerIssues, orderBatch, toNewTask, toSchedule } from "./core/submission.ts";
-import { poolExists, storedBefore } from "./client/store-checks.ts";
-import { createSchedule, putSchedule, setPaused, trigger } from "./client/schedules.ts";
+import { toSchedule } from "./core/submission.ts";
+import { poolExists } from "./client/store-checks.ts";
+import { putSchedule, setPaused, trigger } from "./client/schedules.ts";
 import { withPoolWaits } from "./client/pool-waits.ts";
-import { checkTypes, TypeDirectory } from "./client/type-directory.ts";
+import { TypeDirectory } from "./client/type-directory.ts";
+import { MAX_SUBMIT_BATCH, type Submitted, Submitter } from "./client/submitter.ts";
 
-/** Most specs in one `submitMany` (the HTTP API allows 1000 per request). */
-export const MAX_SUBMIT_BATCH = 10_000;
+export { MAX_SUBMIT_BATCH, type Submitted };
 
 export interface SchedulerOptions {
   /** Where tasks live; defaults to a new embedded {@link MemoryStorage}. */
@@ -81,6 +73,14 @@ export interface SchedulerOptions {
   tickMs?: number;
   /** How far ahead delayed tasks and schedules are armed on the wheel. Default 60 s. */
   lookAheadMs?: number;
+  /**
+   * Start a delayed task (and expire one) at its due time to the millisecond, rather than at
+   * the end of the wheel tick it falls in (up to `tickMs` later): the wheel still holds the
+   * far future, a timer takes the last tick. It costs a promotion pass per distinct due
+   * millisecond instead of per tick: cheap in process, but on a shared store every instance
+   * makes that call. Default: on for the embedded store, off for any other.
+   */
+  exactDue?: boolean;
   /**
    * Backstop claim poll, for wake-ups lost while the pub/sub connection was down. Default
    * 5 s: pub/sub wakes pools within milliseconds, and an idle worker should cost about one
@@ -153,30 +153,6 @@ export interface RegisterOptions {
   payloadSchema?: v.GenericSchema;
 }
 
-/** What `submitMany` reports per spec. */
-export interface Submitted {
-  id: string;
-  kind: "task" | "schedule";
-  status: TaskStatus | "active" | typeof PRUNED_STATUS;
-  nextRunAt?: number;
-  /** An earlier try of this same submit had stored the task; nothing new was stored. */
-  existing?: true;
-  /**
-   * Its `dedupe` key was taken: nothing was stored, `id` is the first task's and `status` its
-   * status now (`pruned` once retention removed its row).
-   */
-  deduplicated?: true;
-  /**
-   * Its `debounce` key mapped to a task still waiting: nothing new was stored, that task
-   * (`id`) now carries this spec and waits until `runAt`.
-   */
-  debounced?: true;
-  /** A debounced task's new runAt. */
-  runAt?: number;
-  /** Present when its type has no handler on any live worker (the task is stored all the same). */
-  warnings?: string[];
-}
-
 /** Pool figures in `stats()`. */
 export interface PoolStats {
   size: number;
@@ -217,18 +193,14 @@ export class Scheduler {
   readonly #payloadSchemas = new Map<string, v.GenericSchema>();
   readonly #ownsStorage: boolean;
   readonly #instance: Instance;
-  readonly #minIntervalMs: number;
-  readonly #types: TypeDirectory;
-  readonly #strictTypes: boolean;
   readonly #callbackPool: string;
-  readonly #outboundPolicy: OutboundPolicy | undefined;
-  readonly #specRules: SchedulerOptions["specRules"];
+  readonly #submitter: Submitter;
   #started = false;
 
   constructor(options: SchedulerOptions = {}) {
     const { sizes, limits } = poolSettings(options.pools ?? { default: 10 });
-    this.#minIntervalMs = options.minIntervalMs ?? DEFAULT_MIN_INTERVAL_MS;
-    if (!(this.#minIntervalMs >= 0)) {
+    const minIntervalMs = options.minIntervalMs ?? DEFAULT_MIN_INTERVAL_MS;
+    if (!(minIntervalMs >= 0)) {
       throw new RangeError(`minIntervalMs: expected 0 ms or more, got ${options.minIntervalMs}`);
     }
     this.#ownsStorage = !options.storage;
@@ -248,6 +220,7 @@ export class Scheduler {
       pid: options.pid ?? 0,
       leaseMs,
       lookAheadMs: options.lookAheadMs ?? 60_000,
+      exactDue: options.exactDue ?? this.storage instanceof MemoryStorage,
       pollMs: options.pollMs ?? 5_000,
       recoverMs: options.recoverMs ?? Math.min(10_000, Math.max(1_000, Math.round(leaseMs / 3))),
       heartbeatMs: options.heartbeatMs ?? 10_000,
@@ -258,21 +231,28 @@ export class Scheduler {
       wheel: new TimingWheel({ tickMs, clock: this.clock, unref: true }),
       tickMs,
     });
-    this.#strictTypes = options.strictTypes ?? false;
     this.#callbackPool = requireName(
       options.callbackPool ?? DEFAULT_CALLBACK_POOL,
       "callbackPool",
       "callback pool",
     );
-    this.#outboundPolicy = options.outboundPolicy;
-    this.#specRules = options.specRules;
-    this.#types = new TypeDirectory({
+    this.#submitter = new Submitter({
       storage: this.storage,
       clock: this.clock,
-      logger: this.logger,
-      // Handlers count without a read only while this instance's pools run them.
-      localTypes: () => (this.#started ? this.types : []),
-      refreshMs: options.typeCacheMs,
+      types: new TypeDirectory({
+        storage: this.storage,
+        clock: this.clock,
+        logger: this.logger,
+        // Handlers count without a read only while this instance's pools run them.
+        isLocal: (type) => this.#started && this.#handlers.has(type),
+        refreshMs: options.typeCacheMs,
+      }),
+      strictTypes: options.strictTypes ?? false,
+      callbackPool: this.#callbackPool,
+      minIntervalMs,
+      outboundPolicy: options.outboundPolicy,
+      payloadSchemas: this.#payloadSchemas,
+      specRules: options.specRules,
     });
   }
 
@@ -339,91 +319,8 @@ export class Scheduler {
    * A spec whose type no live worker handles is stored with `warnings` (see
    * `type-directory.ts`), or refused with an `UnknownTypeError` under `strictTypes`.
    */
-  async submitMany(specs: unknown[], options: { batch?: boolean } = {}): Promise<Submitted[]> {
-    if (specs.length > MAX_SUBMIT_BATCH) {
-      // One batch is one atomic store call: its size bounds how long the store is busy.
-      throw new ValidationError([{
-        path: "",
-        message: `a batch holds at most ${MAX_SUBMIT_BATCH} specs, got ${specs.length}`,
-      }], "batch");
-    }
-    const now = this.clock.now();
-    const batch = options.batch ?? specs.length > 1;
-    const issues = specs.flatMap((spec, i) => this.#specIssues(spec, batch ? `[${i}].` : "", now));
-    if (issues.length) throw new ValidationError(issues);
-    const parsed = specs.map((spec) => normalise(spec as TaskSpec, now));
-    const isSchedule = (p: (typeof parsed)[number]) => p.everyMs !== null || p.cron !== null;
-    const pool = this.#callbackPool;
-    const tasks = parsed.map((p) => (isSchedule(p) ? null : toNewTask(p, now, pool)));
-    const schedules = parsed.map((p) => (isSchedule(p) ? toSchedule(p, now, pool) : null));
-    // The store sees the tasks parents first, schedules left out: its errors are mapped back
-    // to the caller's indices.
-    const taskIndices = tasks.flatMap((t, i) => (t ? [i] : []));
-    const ordered = orderBatch(tasks.filter((t) => t !== null), { indices: taskIndices, batch });
-    const callerOf = new Map(taskIndices.map((i) => [tasks[i]!.id, i]));
-    const warnings = await checkTypes(this.#types, parsed.map((p) => p.type), {
-      batch,
-      strict: this.#strictTypes,
-    });
-    const warned = (s: Submitted, i: number): Submitted =>
-      warnings[i] ? { ...s, warnings: warnings[i] } : s;
-    let stored: Enqueued[];
-    try {
-      stored = await this.storage.enqueue({ tasks: ordered, now });
-    } catch (error) {
-      const before = error instanceof ConflictError
-        ? await storedBefore(this.storage, specs as TaskSpec[], tasks)
-        : null;
-      if (before) return before.map(warned);
-      if (error instanceof ValidationError) throw callerIssues(error, ordered, callerOf, batch);
-      throw error;
-    }
-    // Answers come in the order of `ordered`; a dedupe hit's id is the first task's.
-    const byId = new Map(ordered.map((t, k) => [t.id, stored[k]]));
-    for (const [i, schedule] of schedules.entries()) {
-      if (schedule) schedules[i] = await createSchedule(this.storage, schedule, now);
-    }
-    return parsed.map((_, i): Submitted => {
-      const schedule = schedules[i];
-      if (schedule) {
-        return warned({
-          id: schedule.id,
-          kind: "schedule",
-          status: "active",
-          nextRunAt: schedule.nextRunAt,
-        }, i);
-      }
-      const answer = byId.get(tasks[i]!.id)!;
-      const hit = "deduplicated" in answer
-        ? { deduplicated: true as const }
-        : "debounced" in answer
-        ? { debounced: true as const, runAt: answer.runAt }
-        : {};
-      return warned({ id: answer.id, kind: "task", status: answer.status, ...hit }, i);
-    });
-  }
-
-  /** The spec's issues (paths prefixed `at`), its payload's against its type's schema last. */
-  #specIssues(spec: unknown, at: string, now: number) {
-    const found = collectSpecIssues(spec, at, {
-      minIntervalMs: this.#minIntervalMs,
-      now,
-      outboundPolicy: this.#outboundPolicy,
-    });
-    if (found.length) return found;
-    const payload = this.#payloadIssues(spec as TaskSpec, at);
-    return payload.length ? payload : this.#specRules?.(spec as TaskSpec, at) ?? [];
-  }
-
-  #payloadIssues(spec: TaskSpec, at: string) {
-    const schema = this.#payloadSchemas.get(spec.type);
-    if (!schema) return [];
-    const result = v.safeParse(schema, spec.payload);
-    if (result.success) return [];
-    return result.issues.map((issue) => ({
-      path: `${at}payload${issue.path ? `.${v.getDotPath(issue)}` : ""}`,
-      message: issue.message,
-    }));
+  submitMany(specs: unknown[], options: { batch?: boolean } = {}): Promise<Submitted[]> {
+    return this.#submitter.submitMany(specs, options);
   }
 
   /** Submits `spec` to run at `at` (a Date, epoch ms or ISO string). */
@@ -542,7 +439,7 @@ export class Scheduler {
     const issues = scheduleSpecIssues(id, spec);
     if (issues.length) throw new ValidationError(issues);
     const withId = { ...(spec as TaskSpec), id };
-    const found = this.#specIssues(withId, "", now);
+    const found = this.#submitter.specIssues(withId, "", now);
     if (found.length) throw new ValidationError(found);
     const fresh = toSchedule(normalise(withId, now), now, this.#callbackPool);
     return putSchedule(this.storage, fresh, withId.runAt !== undefined, now);

@@ -26,6 +26,8 @@ export interface DesignOptions {
   pool: number;
   /** Specs per `submitMany` call for the scheduler; 1 means `submit` one at a time. */
   batch: number;
+  /** The scheduler's `exactDue`: start at the due millisecond, or at the wheel's tick. */
+  exactDue: boolean;
 }
 
 export const DESIGNS = ["scheduler", "heap", "timeout"] as const;
@@ -59,6 +61,7 @@ function schedulerDesign(o: DesignOptions): Design {
   const s = new Scheduler({
     storage: new MemoryStorage(),
     pools: { default: o.pool },
+    exactDue: o.exactDue,
     clock,
     logger: silentLogger,
   });

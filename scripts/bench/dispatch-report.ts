@@ -10,6 +10,8 @@ export interface Measurement {
   leadMs: number;
   scheduleUsPerTask: number;
   dispatchCpuUsPerTask: number;
+  /** Of it, the main (JavaScript) thread's, where /proc tells (Linux); else null. */
+  mainThreadCpuUsPerTask: number | null;
   setupMs: number;
   /** Scheduling was still running when the first task fell due: lateness is not valid. */
   overran: boolean;
@@ -19,6 +21,8 @@ export interface Measurement {
   p50Ms: number;
   p99Ms: number;
   maxMs: number;
+  /** Heap held per pending task once all are scheduled (after a full GC), in bytes. */
+  pendingBytesPerTask: number;
   rssPeakMB: number;
   heapPeakMB: number;
 }
@@ -45,6 +49,7 @@ export function median(runs: Measurement[]): Measurement {
     "p50Ms",
     "p99Ms",
     "maxMs",
+    "pendingBytesPerTask",
     "rssPeakMB",
     "heapPeakMB",
   ] as const;
@@ -65,8 +70,8 @@ export function formatTable(rows: Measurement[]): string {
   const f = (x: number, d = 1) => x.toFixed(d);
   const lines = [
     "| design | schedule µs/task | dispatch CPU µs/task | lateness min | p50 | p99 | max (ms) " +
-    "| peak RSS Δ MB | peak heap Δ MB |",
-    "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    "| heap B/pending task | peak RSS Δ MB | peak heap Δ MB |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
   ];
   for (const r of rows) {
     lines.push(
@@ -74,7 +79,9 @@ export function formatTable(rows: Measurement[]): string {
         `${f(r.scheduleUsPerTask, 2)} | ${f(r.dispatchCpuUsPerTask)} | ${f(r.minMs, 0)} | ${
           f(r.p50Ms, 0)
         } | ${f(r.p99Ms, 0)} | ` +
-        `${f(r.maxMs, 0)} | ${f(r.rssPeakMB)} | ${f(r.heapPeakMB)} |`,
+        `${f(r.maxMs, 0)} | ${f(r.pendingBytesPerTask, 0)} | ${f(r.rssPeakMB)} | ${
+          f(r.heapPeakMB)
+        } |`,
     );
   }
   return lines.join("\n");

@@ -10,7 +10,8 @@
  *   bun scripts/bench/dispatch.ts --design=scheduler    # one measurement, one JSON line
  *
  * Options: --n=100000 --span=10000 (ms) --lead=3000 (ms from the end of setup to the first
- * possible due time) --pool=100 --batch=1 (scheduler: specs per submitMany) --reps=3
+ * possible due time) --pool=100 --batch=1 (scheduler: specs per submitMany) --exact=1
+ * (scheduler: 0 promotes at wheel ticks, `exactDue: false`) --reps=3
  * --seed=42 --designs=scheduler,heap,timeout.
  *
  * Each measurement is a fresh process so no design inherits another's heap, JIT state or
@@ -19,6 +20,7 @@
  * only adds idle time), and flagged if it still overran.
  */
 import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { type DesignName, DESIGNS, makeDesign } from "./dispatch-designs.ts";
@@ -34,6 +36,7 @@ const SPAN_MS = num("span", 10_000);
 const LEAD_MS = num("lead", 3_000);
 const POOL = num("pool", 100);
 const BATCH = num("batch", 1);
+const EXACT = num("exact", 1) !== 0;
 const REPS = num("reps", 3);
 const SEED = num("seed", 42);
 
@@ -62,6 +65,7 @@ async function measure(name: DesignName): Promise<Measurement> {
   const design = makeDesign(name, {
     pool: POOL,
     batch: BATCH,
+    exactDue: EXACT,
     onStart(i) {
       started[i] = Date.now();
       if (++count === N) finish();
@@ -94,11 +98,16 @@ async function measure(name: DesignName): Promise<Measurement> {
   await design.scheduleAll(due);
   const scheduleMs = performance.now() - schedStart;
   sample();
+  // What the pending tasks hold once the garbage of scheduling them is gone.
+  fullGc();
+  const pendingBytes = heapBytes() - heapBytes(base);
   const overran = Date.now() >= t0;
 
   const cpuStart = process.cpuUsage();
+  const threadsStart = threadTicks();
   await allStarted;
   const cpu = process.cpuUsage(cpuStart);
+  const threads = threadTicks();
   sample();
   clearInterval(sampler);
   clearTimeout(watchdog);
@@ -114,13 +123,41 @@ async function measure(name: DesignName): Promise<Measurement> {
     scheduleUsPerTask: (scheduleMs * 1000) / N,
     // Whole-process CPU (GC threads included) from the end of scheduling to the last start.
     dispatchCpuUsPerTask: (cpu.user + cpu.system) / N,
+    // The JS thread's share (the rest is the runtime's: JIT compilers, GC helpers).
+    mainThreadCpuUsPerTask: threads && threadsStart
+      ? ((threads.main - threadsStart.main) * 1e4) / N
+      : null,
     setupMs,
     overran,
     gc: gcOk,
     ...summarise(late),
+    pendingBytesPerTask: pendingBytes / N,
     rssPeakMB: (peakRss - base.rss) / 2 ** 20,
     heapPeakMB: (peakHeap - base.heapUsed) / 2 ** 20,
   };
+}
+
+/**
+ * CPU ticks (10 ms) of this process's main thread, from Linux's /proc; null elsewhere. The
+ * main thread runs the JavaScript; the runtime's own threads (JIT compilers, GC helpers) are
+ * the rest of the process's time.
+ */
+function threadTicks(): { main: number } | null {
+  try {
+    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8");
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return { main: Number(f[11]) + Number(f[12]) };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Heap in use: Bun's `heapUsed` counts ArrayBuffer memory already; V8 (Deno) keeps typed
+ * arrays' backing stores outside the heap, in `external`.
+ */
+function heapBytes(m = process.memoryUsage()): number {
+  return m.heapUsed + (g.Bun ? 0 : m.external);
 }
 
 /** Spawns one fresh process of the same runtime for `design` and parses its JSON line. */
@@ -170,7 +207,8 @@ if (only !== undefined) {
 const designs = (args.get("designs") ?? DESIGNS.join(",")).split(",") as DesignName[];
 console.log(
   `dispatch bench on ${runtime}: n=${N}, span ${SPAN_MS} ms, lead ${LEAD_MS} ms, ` +
-    `pool ${POOL}, scheduler batch ${BATCH}, ${REPS} reps, seed ${SEED}`,
+    `pool ${POOL}, scheduler batch ${BATCH}${EXACT ? "" : ", wheel ticks (no exactDue)"}, ` +
+    `${REPS} reps, seed ${SEED}`,
 );
 const runs = new Map<DesignName, Measurement[]>(designs.map((d) => [d, []]));
 // Repetitions interleave the designs, so a burst of background load hits all of them.
@@ -180,8 +218,12 @@ for (let rep = 1; rep <= REPS; rep++) {
     runs.get(design)!.push(m);
     console.log(
       `  rep ${rep} ${design.padEnd(9)} sched ${m.scheduleUsPerTask.toFixed(2)} µs/task, ` +
-        `cpu ${m.dispatchCpuUsPerTask.toFixed(1)} µs/task, ` +
+        `cpu ${m.dispatchCpuUsPerTask.toFixed(1)} µs/task` +
+        (m.mainThreadCpuUsPerTask === null
+          ? ", "
+          : ` (JS thread ${m.mainThreadCpuUsPerTask.toFixed(1)}), `) +
         `late min/p50/p99/max ${m.minMs}/${m.p50Ms}/${m.p99Ms}/${m.maxMs} ms, ` +
+        `${m.pendingBytesPerTask.toFixed(0)} B/pending, ` +
         `rss +${m.rssPeakMB.toFixed(1)} MB, heap +${m.heapPeakMB.toFixed(1)} MB` +
         (m.overran ? "  ** scheduling overran the lead: lateness invalid **" : "") +
         (m.gc ? "" : "  (no forced GC available)"),

@@ -32,8 +32,8 @@ export interface TypeDirectoryOptions {
   storage: InstanceRegistry;
   clock: Clock;
   logger: Logger;
-  /** Types this process runs itself (its handlers while its pools run): never read for. */
-  localTypes: () => readonly string[];
+  /** Whether this process runs `type` itself (a handler while its pools run): never read for. */
+  isLocal: (type: string) => boolean;
   /** Age at which the cache is read again in the background. Default 5 s. */
   refreshMs?: number;
 }
@@ -80,10 +80,13 @@ export class TypeDirectory {
    * are handled or nothing can be told (the list unreadable, a worker that does not say).
    * Never throws: a failed read leaves the previous answer in place.
    */
-  async unhandled(types: Iterable<string>): Promise<Map<string, Unhandled>> {
-    const local = new Set(this.#o.localTypes());
-    const wanted = [...new Set(types)].filter((t) => !local.has(t));
-    if (wanted.length === 0) return new Map();
+  async unhandled(types: readonly string[]): Promise<ReadonlyMap<string, Unhandled>> {
+    const isLocal = this.#o.isLocal;
+    // A submit of one spec is the common case: no set of its one type.
+    const wanted = types.length === 1
+      ? (isLocal(types[0]) ? NONE_WANTED : types)
+      : [...new Set(types)].filter((t) => !isLocal(t));
+    if (wanted.length === 0) return NONE;
     const now = this.#o.clock.now();
     const age = this.#view ? now - this.#view.at : Infinity;
     if (age > 3 * this.#refreshMs) await this.#read();
@@ -121,11 +124,11 @@ export class TypeDirectory {
     })();
   }
 
-  #judge(types: string[]): Map<string, Unhandled> {
-    const found = new Map<string, Unhandled>();
+  #judge(types: readonly string[]): ReadonlyMap<string, Unhandled> {
     const view = this.#view;
-    if (!view || view.handled === null) return found;
+    if (!view || view.handled === null) return NONE;
     if (view.workers === 0) {
+      const found = new Map<string, Unhandled>();
       for (const t of types) {
         found.set(t, {
           warning: `no live worker is running: the task waits for one, and only a worker ` +
@@ -136,6 +139,8 @@ export class TypeDirectory {
       return found;
     }
     const handled = view.handled;
+    if (types.every((t) => handled.has(t))) return NONE;
+    const found = new Map<string, Unhandled>();
     for (const t of types) {
       if (handled.has(t)) continue;
       found.set(t, {
@@ -155,6 +160,12 @@ export class TypeDirectory {
   }
 }
 
+/** The answer "nothing flagged", shared: never written to. */
+const NONE: ReadonlyMap<string, Unhandled> = new Map();
+const NONE_WANTED: readonly string[] = [];
+/** Per spec, no warning: reads of any index give undefined. */
+const NO_WARNINGS: readonly (string[] | undefined)[] = [];
+
 function listOf(types: Set<string>): string {
   if (types.size === 0) return "no types";
   const sorted = [...types].sort();
@@ -169,11 +180,11 @@ function listOf(types: Set<string>): string {
  */
 export async function checkTypes(
   directory: TypeDirectory,
-  types: string[],
+  types: readonly string[],
   options: { batch: boolean; strict: boolean },
-): Promise<(string[] | undefined)[]> {
+): Promise<readonly (string[] | undefined)[]> {
   const flagged = await directory.unhandled(types);
-  if (flagged.size === 0) return types.map(() => undefined);
+  if (flagged.size === 0) return NO_WARNINGS;
   if (options.strict) {
     const issues = types.flatMap((t, i) => {
       const u = flagged.get(t);

@@ -160,6 +160,28 @@ function pathOf(frame: Frame): string {
 }
 
 /**
+ * True when every string and key of `value` is well-formed, found by a recursion that
+ * allocates nothing (the walk below keeps a frame per value and a set of objects, about
+ * 0.3 µs for a small spec). False means "not sure": a bad string, or nesting past 32 levels
+ * (a cycle too), which the walk then sorts out.
+ */
+function allWellFormed(value: unknown, depth: number): boolean {
+  if (typeof value === "string") return isWellFormed(value);
+  if (typeof value !== "object" || value === null) return true;
+  if (depth > 32) return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!allWellFormed(value[i], depth + 1)) return false;
+    return true;
+  }
+  const object = value as Record<string, unknown>;
+  for (const key in object) {
+    if (!Object.hasOwn(object, key)) continue;
+    if (!isWellFormed(key) || !allWellFormed(object[key], depth + 1)) return false;
+  }
+  return true;
+}
+
+/**
  * Every string of a JSON-like value that is not well-formed Unicode (object keys too, at
  * any depth), as `{ path, message }` with `path` like `payload.note`; at most 10. The walk
  * is iterative (a 1 MiB body can nest 500k deep) and visits each object once (cycles).
@@ -168,6 +190,7 @@ function pathOf(frame: Frame): string {
  * textIssues({ payload: { note: "\ud800" } }); // [{ path: "payload.note", message: "must be…" }]
  */
 export function textIssues(value: unknown): FieldIssue[] {
+  if (allWellFormed(value, 0)) return [];
   const issues: FieldIssue[] = [];
   const seen = new Set<object>();
   const stack: Frame[] = [{ value, key: null, parent: null }];

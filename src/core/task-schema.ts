@@ -7,6 +7,7 @@ import { type FieldIssue, ValidationError } from "./errors.ts";
 import { MAX_DURATION_MS, parseDuration } from "./duration.ts";
 import type { CatchUp } from "./task.ts";
 import { isTraceparent } from "./traceparent.ts";
+import { isPlainJson, quickValid } from "./spec-quick-check.ts";
 import { NAME_PATTERN, NAME_RULE, TASK_REF_PATTERN } from "./ids.ts";
 import { CALLBACK_STATUSES, callbackIssues, CallbackSpecSchema } from "./callback-schema.ts";
 import { DEFAULT_OUTBOUND_POLICY, type OutboundPolicy } from "./outbound-policy.ts";
@@ -152,7 +153,7 @@ const flowControlSchema = v.strictObject({
 });
 
 const jsonValue = v.check(
-  (value: unknown) => isJson(value, 0),
+  (value: unknown) => isPlainJson(value),
   "must be plain JSON (no functions, undefined, NaN, Infinity, BigInt or cycles; depth ≤ 64)",
 );
 
@@ -292,6 +293,40 @@ export function scheduleSpecIssues(id: string, spec: unknown): FieldIssue[] {
   return issues;
 }
 
+/** Fields a debounced one-off spec must not have: the store decides its id and runAt. */
+const NOT_WITH_DEBOUNCE = [
+  "id",
+  "key",
+  "dedupe",
+  "delay",
+  "runAt",
+  "dependsOn",
+  "onSuccessOf",
+  "onFailureOf",
+  // A debounced submit replaces a waiting task's spec: its expiry would have to move too.
+  "expiresIn",
+  "expiresAt",
+] as const;
+
+/** Fields a recurring or cron schedule must not have. */
+const NOT_RECURRING = [
+  "dependsOn",
+  "onSuccessOf",
+  "onFailureOf",
+  "key",
+  "dedupe",
+  "debounce",
+  "flowControl",
+  // A schedule lives, and its runs with it, where its id hashes.
+  "partitionKey",
+  // Each run is a trace of its own.
+  "traceparent",
+  // Runs expire relative to their occurrence: expiresIn.
+  "expiresAt",
+] as const;
+
+const PIPE_EARLY = { abortPipeEarly: true } as const;
+
 /** Every problem with a spec, or an empty list. Shared by single and batch validation. */
 export function collectSpecIssues(
   input: unknown,
@@ -302,14 +337,17 @@ export function collectSpecIssues(
   // First, and alone: text that is not well-formed Unicode cannot be stored as UTF-8 JSON.
   const text = textIssues(input);
   if (text.length) return text.map((i) => ({ path: at(i.path), message: i.message }));
-  const result = v.safeParse(TaskSpecSchema, input, { abortPipeEarly: true });
-  if (!result.success) {
-    return result.issues.map((issue) => ({
-      path: at(v.getDotPath(issue) ?? ""),
-      message: issueMessage(issue),
-    }));
+  let spec = input as TaskSpec;
+  if (!quickValid(input)) {
+    const result = v.safeParse(TaskSpecSchema, input, PIPE_EARLY);
+    if (!result.success) {
+      return result.issues.map((issue) => ({
+        path: at(v.getDotPath(issue) ?? ""),
+        message: issueMessage(issue),
+      }));
+    }
+    spec = result.output;
   }
-  const spec = result.output;
   const issues: FieldIssue[] = [];
   const exclusive = (a: keyof TaskSpec, b: keyof TaskSpec) => {
     if (spec[a] !== undefined && spec[b] !== undefined) {
@@ -338,43 +376,14 @@ export function collectSpecIssues(
   exclusive("flowControl", "debounce");
   const recurring = spec.every !== undefined || spec.cron !== undefined;
   if (spec.debounce !== undefined && !recurring) {
-    // The store decides its id and runAt, and it has no parents: one waiting task per key.
-    const alone = [
-      "id",
-      "key",
-      "dedupe",
-      "delay",
-      "runAt",
-      "dependsOn",
-      "onSuccessOf",
-      "onFailureOf",
-      // A debounced submit replaces a waiting task's spec: its expiry would have to move too.
-      "expiresIn",
-      "expiresAt",
-    ] as const;
-    for (const f of alone) exclusive(f, "debounce");
+    for (const f of NOT_WITH_DEBOUNCE) exclusive(f, "debounce");
     const { delay, maxWait } = spec.debounce;
     if (maxWait !== undefined && parseMs(maxWait) < parseMs(delay)) {
       issues.push({ path: at("debounce.maxWait"), message: "must be at least debounce.delay" });
     }
   }
   if (recurring) {
-    const once = [
-      "dependsOn",
-      "onSuccessOf",
-      "onFailureOf",
-      "key",
-      "dedupe",
-      "debounce",
-      "flowControl",
-      // A schedule lives, and its runs with it, where its id hashes.
-      "partitionKey",
-      // Each run is a trace of its own.
-      "traceparent",
-      // Runs expire relative to their occurrence: expiresIn.
-      "expiresAt",
-    ] as const;
-    for (const f of once) {
+    for (const f of NOT_RECURRING) {
       if (spec[f] !== undefined) {
         issues.push({ path: at(f), message: "is not allowed on a recurring or cron schedule" });
       }
@@ -432,7 +441,7 @@ function flowControlIssues(
 
 /** Normalises a spec that {@link collectSpecIssues} found no issue with (no re-validation). */
 export function normalise(spec: TaskSpec, now: number): ParsedSpec {
-  const ms = (d: unknown) => (parseDuration(d) as { ms: number }).ms;
+  const ms = parseMs;
   let runAt: number | null = null;
   if (spec.delay !== undefined) runAt = now + ms(spec.delay);
   if (spec.debounce !== undefined) runAt = now + ms(spec.debounce.delay);
@@ -472,7 +481,7 @@ export function normalise(spec: TaskSpec, now: number): ParsedSpec {
     maxStalls: spec.maxStalls ?? DEFAULT_MAX_STALLS,
     backoff: spec.backoff ? normaliseBackoff(spec.backoff, ms) : null,
     timeoutMs: spec.timeout !== undefined ? ms(spec.timeout) : null,
-    dependsOn: [...new Set(spec.dependsOn ?? [])],
+    dependsOn: spec.dependsOn?.length ? [...new Set(spec.dependsOn)] : [],
     onSuccessOf: spec.onSuccessOf ?? null,
     onFailureOf: spec.onFailureOf ?? null,
     expiresAt,
@@ -531,17 +540,4 @@ function describe(value: unknown): string {
   if (Array.isArray(value)) return "an array";
   if (typeof value === "object") return "an object";
   return JSON.stringify(value) ?? String(value);
-}
-
-function isJson(value: unknown, depth: number): boolean {
-  if (depth > 64) return false;
-  if (value === null || typeof value === "string" || typeof value === "boolean") return true;
-  if (typeof value === "number") return Number.isFinite(value);
-  if (Array.isArray(value)) return value.every((item) => isJson(item, depth + 1));
-  if (typeof value === "object") {
-    const proto = Object.getPrototypeOf(value);
-    if (proto !== Object.prototype && proto !== null) return false;
-    return Object.values(value as Record<string, unknown>).every((item) => isJson(item, depth + 1));
-  }
-  return false;
 }

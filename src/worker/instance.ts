@@ -29,6 +29,8 @@ export interface InstanceOptions {
   leaseMs: number;
   tickMs: number;
   lookAheadMs: number;
+  /** Promote and expire at each due time itself, not at the tick after it (due-duty.ts). */
+  exactDue: boolean;
   pollMs: number;
   recoverMs: number;
   heartbeatMs: number;
@@ -62,7 +64,15 @@ export class Instance {
     const { storage, clock, logger, wheel } = o;
     // A partitioned store's duties visit one partition per call (due-duty.ts).
     const parts = storage.partitions ?? 1;
-    const due = { clock, wheel, logger, tickMs: o.tickMs, lookAheadMs: o.lookAheadMs, parts };
+    const due = {
+      clock,
+      wheel,
+      logger,
+      tickMs: o.tickMs,
+      lookAheadMs: o.lookAheadMs,
+      parts,
+      exact: o.exactDue,
+    };
     this.#promoter = promoter(storage, due);
     this.#expirer = expirer(storage, due);
     this.#firer = new ScheduleFirer({

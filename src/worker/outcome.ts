@@ -48,20 +48,29 @@ export async function storeOutcome(
   now: number,
 ): Promise<void> {
   const { storage } = deps;
-  // The first try is a plain call: retries (and their options) only after a storage fault.
-  const stored = <T>(what: string, call: () => Promise<T>) =>
-    call().catch((error) => retryAfter(error, call, () => retrying(deps, what, task.id, now)));
   // The lines the store lacks go with the settle, the same batch on every try (the store
   // keeps each line once).
   const logs = attempt.log?.batch();
   const { lease } = attempt;
   if (outcome.ok) {
-    const complete = () => storage.complete({ lease, result: outcome.result, now, logs });
-    if (await stored("completing", complete)) {
-      deps.report(task, attempt, "succeeded", null, now);
+    const params = { lease, result: outcome.result, now, logs };
+    let done: boolean | undefined;
+    try {
+      // The common case, written out: no closures until a fault calls for a retry.
+      done = await storage.complete(params);
+    } catch (error) {
+      done = await retryAfter(
+        error,
+        () => storage.complete(params),
+        () => retrying(deps, "completing", task.id, now),
+      );
     }
+    if (done) deps.report(task, attempt, "succeeded", null, now);
     return;
   }
+  // The first try is a plain call: retries (and their options) only after a storage fault.
+  const stored = <T>(what: string, call: () => Promise<T>) =>
+    call().catch((error) => retryAfter(error, call, () => retrying(deps, what, task.id, now)));
   const kind = outcome.aborted?.kind;
   if (kind === "lease-expired") {
     // Stopped by this worker's clock: hand the task back unless a peer took it meanwhile.

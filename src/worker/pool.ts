@@ -18,7 +18,7 @@ import { compose, type Handler, type Logger, type Middleware } from "./middlewar
 import { attemptRecord, type OutcomeDeps, storeOutcome } from "./outcome.ts";
 import type { LogFlusher } from "./log-flusher.ts";
 import { withRetries } from "./retry.ts";
-import { AbortReason, Attempt, runAttempt } from "./runner.ts";
+import { AbortReason, Attempt, type AttemptHost, runAttempt } from "./runner.ts";
 
 /** Pools of this many slots or more claim through two lanes. */
 const TWO_LANES_FROM = 16;
@@ -41,9 +41,17 @@ interface Lane {
   active: number;
   pumping: boolean;
   again: boolean;
+  /** A wake of this lane is queued on a microtask (see WorkerPool.#free). */
+  wakeQueued: boolean;
 }
 
-const newLane = (index: 0 | 1): Lane => ({ index, active: 0, pumping: false, again: false });
+const newLane = (index: 0 | 1): Lane => ({
+  index,
+  active: 0,
+  pumping: false,
+  again: false,
+  wakeQueued: false,
+});
 
 /** A registered handler and its per-type options. */
 export interface HandlerEntry {
@@ -82,7 +90,12 @@ export class WorkerPool {
   sizeOverride: number | null = null;
   paused = false;
   readonly #deps: PoolDeps;
-  readonly #active = new Set<string>();
+  /** Attempts of this pool running now (their slots not freed yet). */
+  #active = 0;
+  /** Per lane, its queued wake: one function each, not a closure per freed slot. */
+  readonly #laneWakes: [() => void, () => void];
+  /** What a running attempt's context calls back into (progress, log lines, parents). */
+  readonly #host: AttemptHost;
   readonly #lanes: [Lane, Lane] = [newLane(0), newLane(1)];
   #stopped = true;
   /** The wait before the next claim after failed ones; 0 while claims succeed. */
@@ -94,6 +107,8 @@ export class WorkerPool {
   /** The earliest wake-up asked for past the armed one: armed when that one fires. */
   #heldLater = Infinity;
   readonly #outcomes: OutcomeDeps;
+  /** Who claims: the same for every claim of this pool. */
+  readonly #owner: { workerId: string; leaseMs: number };
 
   constructor(name: string, size: number, deps: PoolDeps) {
     this.name = name;
@@ -105,6 +120,13 @@ export class WorkerPool {
         if (deps.wantsAttempts()) deps.onAttempt(attemptRecord(...a));
       },
     };
+    const wakeLater = (lane: Lane) => () => {
+      lane.wakeQueued = false;
+      this.#wakeLane(lane);
+    };
+    this.#laneWakes = [wakeLater(this.#lanes[0]), wakeLater(this.#lanes[1])];
+    this.#host = attemptHost(deps);
+    this.#owner = { workerId: deps.workerId, leaseMs: deps.leaseMs };
   }
 
   get size(): number {
@@ -113,7 +135,7 @@ export class WorkerPool {
 
   /** Attempts running in this pool now. */
   get active(): number {
-    return this.#active.size;
+    return this.#active;
   }
 
   /** True while a claim loop runs (a claim may be in flight). */
@@ -222,19 +244,15 @@ export class WorkerPool {
   }
 
   async #pump(lane: Lane): Promise<void> {
-    const { storage, clock, workerId, leaseMs } = this.#deps;
+    const { storage, clock, workerId } = this.#deps;
+    const owner = this.#owner;
     while (!this.#stopped && !this.paused) {
       const free = this.#slots(lane) - lane.active;
       if (free <= 0) return;
       const claimedAt = clock.now();
       let tasks: Claimed;
       try {
-        tasks = await storage.claim({
-          pool: this.name,
-          max: free,
-          owner: { workerId, leaseMs },
-          now: claimedAt,
-        });
+        tasks = await storage.claim({ pool: this.name, max: free, owner, now: claimedAt });
       } catch (error) {
         this.#claimFailed(error, claimedAt);
         return;
@@ -295,83 +313,100 @@ export class WorkerPool {
   }
 
   #start(task: ClaimedTask, lane: Lane, claimedAt: number): void {
-    const { workerId, leaseMs } = this.#deps;
+    const { workerId, leaseMs, running } = this.#deps;
     const attempt = new Attempt({ id: task.id, workerId, token: task.token }, claimedAt + leaseMs);
-    this.#active.add(task.id);
+    this.#active++;
     lane.active++;
     // An older attempt of this task still running here lost its lease: this claim owns it now.
-    this.#deps.running.get(task.id)?.abort(new AbortReason("lease-lost", "claimed again"));
-    this.#deps.running.set(task.id, attempt);
-    // The slot frees when the handler ends, before its outcome is stored: the next claim then
-    // travels with the completion (one round trip per batch, not two). The attempt stays in
-    // `running` (lease renewal, drain) until storage has its outcome.
-    const freeSlot = () => {
-      if (!this.#active.delete(task.id)) return;
-      lane.active--;
-      // Attempts of one claim batch end together, a microtask apart: waking on the next
-      // microtask lets all of them free their slots first, so the lane claims them back in
-      // one call instead of a claim of 1 and one of the rest, batch after batch.
-      queueMicrotask(() => this.#wakeLane(lane));
-    };
-    this.#run(task, attempt, freeSlot).catch((error) => {
-      this.#deps.logger.error("settling an attempt failed", {
+    running.get(task.id)?.abort(new AbortReason("lease-lost", "claimed again"));
+    running.set(task.id, attempt);
+    void this.#run(task, attempt, lane);
+  }
+
+  /**
+   * Frees the attempt's slot (once): when its handler ends, before its outcome is stored, so
+   * the next claim travels with the completion (one round trip per batch, not two). The
+   * attempt stays in `running` (lease renewal, drain) until storage has its outcome.
+   */
+  #free(attempt: Attempt, lane: Lane): void {
+    if (attempt.slotFreed) return;
+    attempt.slotFreed = true;
+    this.#active--;
+    lane.active--;
+    // Attempts of one claim batch end together, a microtask apart: waking on a microtask lets
+    // all of them free their slots first, so the lane claims them back in one call instead
+    // of a claim of 1 and one of the rest, batch after batch. One wake queued per lane.
+    if (lane.wakeQueued) return;
+    lane.wakeQueued = true;
+    queueMicrotask(this.#laneWakes[lane.index]);
+  }
+
+  async #run(task: ClaimedTask, attempt: Attempt, lane: Lane): Promise<void> {
+    const { clock, logger, running } = this.#deps;
+    try {
+      const entry = this.#deps.handlers.get(task.type);
+      const middleware = this.#deps.middleware;
+      const handler: Handler = traced(
+        task,
+        !entry
+          ? () => {
+            throw new Error(`No handler registered for task type "${task.type}"`);
+          }
+          : middleware.length
+          ? compose(middleware, entry.handler)
+          : entry.handler,
+      );
+      const outcome = await runAttempt({
+        task,
+        handler,
+        attempt,
+        timeoutMs: task.timeoutMs ?? entry?.timeoutMs ?? null,
+        clock,
+        logger,
+        host: this.#host,
+      });
+      attempt.ended = true;
+      this.#free(attempt, lane);
+      await storeOutcome(this.#outcomes, task, attempt, outcome, entry, clock.now());
+    } catch (error) {
+      logger.error("settling an attempt failed", {
         id: task.id,
         error: toErrorInfo(error).message,
       });
-    }).finally(() => {
-      freeSlot();
+    } finally {
+      this.#free(attempt, lane);
       // A newer claim of the same task (after this one's lease was lost) keeps its entry.
-      if (this.#deps.running.get(task.id) === attempt) this.#deps.running.delete(task.id);
+      if (running.get(task.id) === attempt) running.delete(task.id);
       this.#deps.onIdle();
-    });
+    }
   }
+}
 
-  async #run(task: ClaimedTask, attempt: Attempt, ended: () => void): Promise<void> {
-    const { storage, clock, logger } = this.#deps;
-    const entry = this.#deps.handlers.get(task.type);
-    const handler: Handler = traced(
-      task,
-      entry ? compose(this.#deps.middleware, entry.handler) : () => {
-        throw new Error(`No handler registered for task type "${task.type}"`);
-      },
-    );
-    const outcome = await runAttempt({
-      task,
-      handler,
-      attempt,
-      timeoutMs: task.timeoutMs ?? entry?.timeoutMs ?? null,
-      clock,
-      logger,
-      // Progress is best effort: kept trying while the lease holds, never failing the handler.
-      progress: async (pct) => {
-        await withRetries(
-          () => storage.setProgress({ lease: attempt.lease, progress: pct, now: clock.now() }),
-          {
-            clock,
-            logger,
-            what: `progress of task ${task.id}`,
-            until: () => attempt.leaseUntil,
-          },
-        );
-      },
-      log: (message, fields) => this.#deps.logs.log(attempt, task.attempt, message, fields),
-      // A store that cannot answer is retried while the lease holds, as for progress.
-      parents: async () => {
-        const read = () => readParents(task, (id) => storage.get(id));
-        const found = await withRetries(read, {
-          clock,
-          logger,
-          what: `parents of task ${task.id}`,
-          until: () => attempt.leaseUntil,
-        });
-        if (!found) throw new Error(`could not read the parents of task ${task.id}`);
-        return found;
-      },
-    });
-    attempt.ended = true;
-    ended();
-    await storeOutcome(this.#outcomes, task, attempt, outcome, entry, clock.now());
-  }
+/** How an attempt's context reaches the store and the log flusher: one object per pool. */
+function attemptHost(deps: PoolDeps): AttemptHost {
+  const { storage, clock, logger } = deps;
+  return {
+    // Progress is best effort: kept trying while the lease holds, never failing the handler.
+    async progress(attempt, task, pct) {
+      await withRetries(
+        () => storage.setProgress({ lease: attempt.lease, progress: pct, now: clock.now() }),
+        { clock, logger, what: `progress of task ${task.id}`, until: () => attempt.leaseUntil },
+      );
+    },
+    log: (attempt, task, message, fields) => deps.logs.log(attempt, task.attempt, message, fields),
+    // A store that cannot answer is retried while the lease holds, as for progress.
+    async parents(attempt, task) {
+      const read = () => readParents(task, (id) => storage.get(id));
+      const found = await withRetries(read, {
+        clock,
+        logger,
+        what: `parents of task ${task.id}`,
+        until: () => attempt.leaseUntil,
+      });
+      if (!found) throw new Error(`could not read the parents of task ${task.id}`);
+      return found;
+    },
+  };
 }
 
 export { AbortReason };

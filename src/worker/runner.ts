@@ -45,6 +45,8 @@ export class Attempt {
   leaseUntil: number;
   /** True once the handler returned, threw or was aborted (its outcome is being stored). */
   ended = false;
+  /** Its pool slot was given back (the pool's bookkeeping, once per attempt). */
+  slotFreed = false;
   /** Its `ctx.log` lines the store does not hold yet; null until it logs one. */
   log: AttemptLog | null = null;
   #controller: AbortController | null = null;
@@ -79,6 +81,15 @@ export class Attempt {
   }
 }
 
+/** What a running attempt's context calls back into: one per pool, shared by its attempts. */
+export interface AttemptHost {
+  progress(attempt: Attempt, task: TaskRecord, percent: number): Promise<void>;
+  /** Keeps a `ctx.log` line (never throws). */
+  log(attempt: Attempt, task: TaskRecord, message: unknown, fields?: unknown): void;
+  /** Reads the task's parents' outcomes (ctx.parents, once, on first read). */
+  parents(attempt: Attempt, task: TaskRecord): Promise<Parents>;
+}
+
 /** Everything one attempt needs. */
 export interface AttemptInput {
   task: TaskRecord;
@@ -87,16 +98,12 @@ export interface AttemptInput {
   timeoutMs: number | null;
   clock: Clock;
   logger: Logger;
-  progress(percent: number): Promise<void>;
-  /** Keeps a `ctx.log` line (never throws). */
-  log(message: unknown, fields?: unknown): void;
-  /** Reads the task's parents' outcomes (ctx.parents, once, on first read). */
-  parents(): Promise<Parents>;
+  host: AttemptHost;
 }
 
 /** Runs the attempt to its outcome; never rejects. */
 export function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
-  const { task, attempt, clock } = input;
+  const { task, attempt, clock, host } = input;
   let parents: Promise<Parents> | undefined;
   const ctx: TaskContext = {
     id: task.id,
@@ -108,10 +115,10 @@ export function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
     get signal() {
       return attempt.signal;
     },
-    progress: input.progress,
-    log: input.log,
+    progress: (percent) => host.progress(attempt, task, percent),
+    log: (message, fields) => host.log(attempt, task, message, fields),
     get parents() {
-      parents ??= input.parents();
+      parents ??= host.parents(attempt, task);
       return parents;
     },
     get traceparent() {
@@ -136,21 +143,36 @@ export function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
       }, input.timeoutMs);
     }
     // A handler that ends after an abort lost the race: its result is dropped.
-    Promise.resolve().then(() => input.handler(task.payload, ctx)).then(
-      (result) =>
-        settle(
-          attempt.reason !== null
-            ? abortedOutcome(attempt.reason)
-            : { ok: true, result: result === undefined ? null : result },
-        ),
-      (error) =>
-        settle(
-          attempt.reason !== null
-            ? abortedOutcome(attempt.reason)
-            : { ok: false, error, aborted: null },
-        ),
-    );
+    const ended = (result: unknown) =>
+      settle(
+        attempt.reason !== null
+          ? abortedOutcome(attempt.reason)
+          : { ok: true, result: result === undefined ? null : result },
+      );
+    const failed = (error: unknown) =>
+      settle(
+        attempt.reason !== null
+          ? abortedOutcome(attempt.reason)
+          : { ok: false, error, aborted: null },
+      );
+    // The handler starts on a microtask, after its claim's other attempts are registered. A
+    // synchronous handler settles right there; only a promise gets reactions.
+    queueMicrotask(() => {
+      let result: unknown;
+      try {
+        result = input.handler(task.payload, ctx);
+      } catch (error) {
+        return failed(error);
+      }
+      if (isThenable(result)) Promise.resolve(result).then(ended, failed);
+      else ended(result);
+    });
   });
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return value !== null && (typeof value === "object" || typeof value === "function") &&
+    typeof (value as { then?: unknown }).then === "function";
 }
 
 function abortedOutcome(why: AbortReason): AttemptOutcome {

@@ -5,6 +5,7 @@
  */
 import {
   context,
+  ProxyTracerProvider,
   ROOT_CONTEXT,
   type SpanContext,
   SpanKind,
@@ -43,8 +44,23 @@ export function currentTraceparent(task: Pick<TaskRecord, "traceparent">): strin
   return task.traceparent;
 }
 
-/** `handler` run in a span named after the task's type, with its id, pool and attempt. */
+/**
+ * Whether an SDK is registered: without one every span is a no-op, and making one per attempt
+ * (its options, a context, two promise steps) was a tenth of a no-op task's CPU. Another copy
+ * of the API in the process may hold the provider: then spans are made, as before.
+ */
+function tracing(): boolean {
+  const provider = trace.getTracerProvider();
+  return !(provider instanceof ProxyTracerProvider) ||
+    provider.getDelegateTracer("skedulr") !== undefined;
+}
+
+/**
+ * `handler` run in a span named after the task's type, with its id, pool and attempt; the
+ * handler itself while no SDK is registered (the task's traceparent is forwarded as is).
+ */
 export function traced(task: TaskRecord, handler: Handler): Handler {
+  if (!tracing()) return handler;
   return (payload, ctx) =>
     tracer().startActiveSpan(
       `${task.type} process`,

@@ -111,6 +111,21 @@ describe("a partitioned store", () => {
     );
   });
 
+  it("stores concurrent single submits each on its own: one refused for a held key fails alone", async () => {
+    const { s, storage } = store();
+    const held = keysOf(2, 1)[0];
+    await s.submit({ type: "t", key: held });
+    // Submits at once, tied to every partition: a shared store call would span partitions,
+    // where a batch is not all or none.
+    const keys = [...keysOf(0, 3), ...keysOf(1, 3), held, ...keysOf(2, 4).slice(1)];
+    const answers = await Promise.allSettled(keys.map((key) => s.submit({ type: "t", key })));
+    const refused = answers.flatMap((a, i) => (a.status === "rejected" ? [keys[i]] : []));
+    assert.deepEqual(refused, [held], "only the submit of the held key is refused");
+    const stored = (await storage.list({ limit: 100 })).items;
+    assert.equal(stored.length, keys.length, "each other submit stored once, the holder too");
+    assert.deepEqual(new Set(stored.map((t) => t.key)).size, keys.length);
+  });
+
   it("claims from every partition in turn: none starves", async () => {
     const { storage, calls, reset } = store();
     // Five tasks in each partition, each with the partition in its payload.

@@ -35,5 +35,5 @@ export function callbackFor(table: TaskTable, row: Row, status: FinalStatus, now
  * happens to the row later (a resubmit, retention) leaves the callback's record as it was.
  */
 export function snapshotOf(row: Row): Row {
-  return { ...row, dependsOn: [...row.dependsOn], children: [], snapshot: null };
+  return row.copy();
 }

@@ -280,6 +280,7 @@ export class FlowTable {
 
   /** Unparks the keys whose wake is due at `now` (a claim does this first). */
   due(now: number): void {
+    if (this.wakes.size === 0) return;
     for (const { key } of this.dueWakes(now).slice(0, FLOW_DUE_BOUND)) {
       this.wakes.delete(key);
       this.unpark(key, now);
@@ -288,6 +289,7 @@ export class FlowTable {
 
   /** Due wakes at `now`, earliest first (ties: by key, as the markers sort in Redis). */
   dueWakes(until: number): { key: string; at: number }[] {
+    if (this.wakes.size === 0) return [];
     const out: { key: string; at: number }[] = [];
     for (const [key, at] of this.wakes) if (at <= until) out.push({ key, at });
     return out.sort((a, b) => a.at - b.at || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));

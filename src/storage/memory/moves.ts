@@ -13,7 +13,7 @@ import type { AttemptLog } from "./history.ts";
 import type { Row, TaskTable } from "./task-table.ts";
 import type { InstanceTable } from "./registry.ts";
 import { brokenReason, conditionOutcome } from "./workflow.ts";
-import type { MemoryTaskEvents } from "./task-events.ts";
+import type { EventDetail, MemoryTaskEvents } from "./task-events.ts";
 import type { TaskEventKind } from "../../core/task-event.ts";
 
 /** The parts of the store the transitions share with its other roles. */
@@ -59,13 +59,13 @@ export class TaskMoves {
     row.historyFrom = this.p.log.mark();
     let broken: string | null = null;
     for (const [parentId, condition] of parentConditions(task)) {
-      row.conditions[parentId] = condition;
+      row.ownConditions()[parentId] = condition;
       const parent = this.#t.rows.get(parentId)!;
       const outcome = conditionOutcome(condition, parent.status);
       if (outcome === "broken") broken ??= brokenReason(parentId, parent.status);
       if (outcome === null) {
         row.pendingParents++;
-        parent.children.push(row.id);
+        parent.ownChildren().push(row.id);
       }
     }
     if (task.key) this.#t.keys.set(task.key, task.id);
@@ -170,7 +170,7 @@ export class TaskMoves {
   #settleChild(childId: string, parentId: string, status: EndStatus, now: number): void {
     const child = this.#t.rows.get(childId);
     if (!child || child.status !== "waiting") return;
-    const outcome = conditionOutcome(child.conditions[parentId], status);
+    const outcome = conditionOutcome(child.conditions![parentId], status);
     if (outcome === "broken") {
       child.cancelReason = brokenReason(parentId, status);
       this.finish(child, "cancelled", now);
@@ -228,20 +228,8 @@ export class TaskMoves {
   }
 
   /** Records a task event of `row` (the stream's: src/core/task-event.ts). */
-  event(
-    kind: TaskEventKind,
-    row: Row,
-    now: number,
-    extra: { status?: string; attempt?: number; runAt?: number; progress?: number } = {},
-  ): void {
-    this.p.taskEvents.record({
-      kind,
-      id: row.id,
-      type: row.type,
-      pool: row.pool,
-      at: now,
-      ...extra,
-    });
+  event(kind: TaskEventKind, row: Row, now: number, detail?: EventDetail): void {
+    this.p.taskEvents.record(kind, row, now, detail);
   }
 
   /** Tells listeners what a row's new status offers: work to claim, or a time to arm. */

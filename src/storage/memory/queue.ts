@@ -30,9 +30,9 @@ import type {
 import type { QueueStore } from "../storage.ts";
 import type { Claimed, Enqueued, Expiry, Recovery } from "../types.ts";
 import { taskMatcher } from "../filter.ts";
-import { checkBatch } from "./batch-check.ts";
+import { type BatchStore, checkBatch } from "./batch-check.ts";
 import { FLOW_SCAN_EXTRA, type QueuePlace, sortsAfter } from "./flows.ts";
-import { respec, SubmitKeys } from "./submit-keys.ts";
+import { type KeyHit, respec, SubmitKeys } from "./submit-keys.ts";
 import type { AttemptLog } from "./history.ts";
 import { type QueueParts, TaskMoves } from "./moves.ts";
 import { claimedRecord, toRecord } from "./records.ts";
@@ -43,6 +43,9 @@ import { stallDeath } from "./workflow.ts";
 
 export type { QueueParts } from "./moves.ts";
 
+/** A batch without dedupe or debounce keys: no task of it is answered by another. */
+const NO_HITS: readonly (KeyHit | undefined)[] = [];
+
 export class MemoryQueue implements QueueStore {
   readonly #m: TaskMoves;
   readonly #t: TaskTable;
@@ -50,24 +53,34 @@ export class MemoryQueue implements QueueStore {
   /** Dedupe and debounce keys (enqueue-1.lua's `dedupe:<key>`, `debounce:<key>`). */
   readonly #keys = new SubmitKeys();
 
+  /** What the batch check asks of the table (made once, not per call). */
+  readonly #batchStore: BatchStore;
+
   constructor(parts: QueueParts) {
     this.#m = new TaskMoves(parts);
     this.#t = parts.table;
     this.#log = parts.log;
+    const t = this.#t;
+    this.#batchStore = {
+      exists: (id) => t.rows.has(id),
+      isSchedule: (id) => t.isScheduleId(id),
+      keyHolder: (key) => t.keys.get(key),
+    };
   }
 
   // deno-lint-ignore require-await -- async so a failed check rejects rather than throws
   async enqueue({ tasks, now }: EnqueueParams): Promise<Enqueued[]> {
-    const waiting = (id: string) => this.#t.rows.get(id)?.status === "scheduled";
-    const hits = this.#keys.hits(tasks, now, waiting);
-    const skip = new Set(hits.flatMap((hit, i) => (hit ? [i] : [])));
-    checkBatch(tasks, {
-      exists: (id) => this.#t.rows.has(id),
-      isSchedule: this.#t.isScheduleId,
-      keyHolder: (key) => this.#t.keys.get(key),
-    }, skip);
+    // Dedupe and debounce keys, when any task of the batch has one.
+    let hits: readonly (KeyHit | undefined)[] = NO_HITS;
+    let skip: ReadonlySet<number> | undefined;
+    if (tasks.some((t) => t.dedupe || t.debounce)) {
+      const waiting = (id: string) => this.#t.rows.get(id)?.status === "scheduled";
+      hits = this.#keys.hits(tasks, now, waiting);
+      skip = new Set(hits.flatMap((hit, i) => (hit ? [i] : [])));
+    }
+    checkBatch(tasks, this.#batchStore, skip);
     const limit = this.#m.p.maxUnfinished;
-    if (limit !== undefined && this.#m.unfinished() + tasks.length - skip.size > limit) {
+    if (limit !== undefined && this.#m.unfinished() + tasks.length - (skip?.size ?? 0) > limit) {
       throw new CapacityError(limit);
     }
     return tasks.map((task, i): Enqueued => {
@@ -85,7 +98,7 @@ export class MemoryQueue implements QueueStore {
         return { id: row.id, status: "scheduled", runAt, debounced: true };
       }
       const record = toRecord(this.#m.insert(task, now));
-      this.#keys.took(task, now);
+      if (hits !== NO_HITS) this.#keys.took(task, now);
       return record;
     });
   }
@@ -117,9 +130,10 @@ export class MemoryQueue implements QueueStore {
     const flows = this.#t.flows;
     // Flow keys (lua/claim-1.lua): whether each has parked tasks (a newer task parks behind
     // them), keys to unpark after the scan, keys parked for their rate (a wake to arm).
-    const heads = new Map<string, QueuePlace | null>();
-    const unpark = new Set<string>();
-    const rateParked = new Set<string>();
+    // Made at the first flow key met: most claims meet none.
+    let heads: Map<string, QueuePlace | null> | undefined;
+    let unpark: Set<string> | undefined;
+    let rateParked: Set<string> | undefined;
     while (out.length < take && scanned < take + FLOW_SCAN_EXTRA) {
       const row = this.#t.popReady(pool);
       if (!row) break;
@@ -132,14 +146,15 @@ export class MemoryQueue implements QueueStore {
       const key = row.flowControl?.key;
       if (key) {
         flows.restore(key, row, now);
+        heads ??= new Map();
         let head = heads.get(key);
         if (head === undefined) heads.set(key, head = flows.parkedHead(key));
         const { room, why } = flows.room(key, now);
         // Older parked tasks of the key go first: they are unparked, this one parks.
         const behind = head !== null && sortsAfter(row, head);
-        if (room > 0 && behind) unpark.add(key);
+        if (room > 0 && behind) (unpark ??= new Set()).add(key);
         if (room <= 0 || behind) {
-          if (why === "rate") rateParked.add(key);
+          if (why === "rate") (rateParked ??= new Set()).add(key);
           flows.park(row, key, why ?? "parallelism");
           if (!behind) heads.set(key, { priority: row.priority, seq: row.seq });
           continue;
@@ -153,12 +168,12 @@ export class MemoryQueue implements QueueStore {
       row.leaseUntil = now + owner.leaseMs;
       row.claimSeq = String(this.#t.nextSeq());
       this.#t.move(row, "running", now);
-      out.push({ ...claimedRecord(row), token: row.claimSeq });
+      out.push(claimedRecord(row, row.claimSeq));
     }
     if (expired > 0) this.#m.endCall(now, false);
     // After the scan, as lua/claim-1.lua records them (the scan's expiries come first).
     for (const task of out) {
-      this.#m.event("started", this.#t.rows.get(task.id)!, now, { attempt: task.attempt });
+      this.#m.p.taskEvents.record("started", task, now, { attempt: task.attempt });
     }
     limits.logStarts(pool, out.length, now);
     // The scan's bound stopped it with work left, or it unparked tasks: the worker claims
@@ -169,11 +184,11 @@ export class MemoryQueue implements QueueStore {
     if (out.length < take && scanned === take + FLOW_SCAN_EXTRA && this.#t.readyCount(pool) > 0) {
       wake = now;
     }
-    for (const key of unpark) {
+    for (const key of unpark ?? []) {
       flows.unpark(key, now);
       wake = now;
     }
-    for (const key of rateParked) flows.wakeAt(key, flows.nextToken(key, now));
+    for (const key of rateParked ?? []) flows.wakeAt(key, flows.nextToken(key, now));
     // The keys this claim parked, unparked or took tokens of: their next wake is ours too.
     const armed = flows.armed();
     if (armed !== undefined && (wake === undefined || armed < wake)) wake = armed;

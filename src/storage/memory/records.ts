@@ -6,7 +6,7 @@ import { redactedPayload, unsealPayload } from "../../core/secret-headers.ts";
 import { callbackPayload, redactedCallback } from "../../core/callback.ts";
 import type { ScheduleRecord, TaskRecord } from "../../core/task.ts";
 import { pageLimit, taskMatcher } from "../filter.ts";
-import type { Page, TaskFilter } from "../storage.ts";
+import type { ClaimedTask, Page, TaskFilter } from "../storage.ts";
 import type { Row, TaskTable } from "./task-table.ts";
 
 /** One page of tasks matching `filter`, newest first. */
@@ -24,15 +24,18 @@ export function listRows(table: TaskTable, filter: TaskFilter): Page<TaskRecord>
 
 /** The public record, in the documented field order, with its own payload and result. */
 export function toRecord(row: Row): TaskRecord {
+  return recordWith(row, readPayload(row));
+}
+
+/** The record of `row` with `payload` (as read back, or as a claim hands it over). */
+function recordWith(row: Row, payload: unknown): TaskRecord {
   return {
     id: row.id,
     type: row.type,
     status: row.status,
     pool: row.pool,
     priority: row.priority,
-    payload: row.snapshot
-      ? callbackPayload(JSON.parse(row.payloadJson), toRecord(row.snapshot), false)
-      : redactedPayload(row.type, JSON.parse(row.payloadJson), row.secrets),
+    payload,
     attempt: row.attempt,
     maxRetries: row.maxRetries,
     stalls: row.stalls,
@@ -61,13 +64,23 @@ export function toRecord(row: Row): TaskRecord {
   };
 }
 
-/** The record a claim hands over: the only read with an `http` task's header values. */
-export function claimedRecord(row: Row): TaskRecord {
+/** The payload as read back: an `http` task's header values redacted in JSON. */
+function readPayload(row: Row): unknown {
+  const stored = JSON.parse(row.payloadJson);
+  return row.snapshot
+    ? callbackPayload(stored, toRecord(row.snapshot), false)
+    : redactedPayload(row.type, stored, row.secrets);
+}
+
+/** The record a claim hands over with its token: the only read with header values. */
+export function claimedRecord(row: Row, token: string): ClaimedTask {
   const stored = JSON.parse(row.payloadJson);
   const payload = row.snapshot
     ? callbackPayload(stored, toRecord(row.snapshot), true)
     : unsealPayload(stored, row.secrets);
-  return { ...toRecord(row), payload };
+  const task = recordWith(row, payload) as ClaimedTask;
+  task.token = token;
+  return task;
 }
 
 /** A stored schedule as read back: its own copy, an `http` template's header values redacted. */

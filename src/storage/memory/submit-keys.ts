@@ -7,7 +7,7 @@ import { sealPayload } from "../../core/secret-headers.ts";
 import { plainCallback } from "../../core/callback.ts";
 import type { NewTask } from "../../core/task.ts";
 import { ExpiringMap } from "./expiring-map.ts";
-import type { Row } from "./task-table.ts";
+import { NO_IDS, type Row } from "./row.ts";
 
 /** A submit answered by a stored task: a dedupe hit, or a debounce hit to re-arm. */
 export type KeyHit =
@@ -98,7 +98,7 @@ export function respec(row: Row, task: NewTask, runAt: number): void {
   row.backoff = task.backoff;
   row.createdAt = task.createdAt;
   row.scheduleId = task.scheduleId;
-  row.dependsOn = [...task.dependsOn];
+  row.dependsOn = task.dependsOn.length > 0 ? [...task.dependsOn] : NO_IDS;
   row.onSuccessOf = task.onSuccessOf;
   row.onFailureOf = task.onFailureOf;
   // The burst's last submit's trace (the body the script stores is that submit's).

@@ -3,69 +3,16 @@
  * ready heaps, the delayed heap, held keys, and retention of finished rows. No policy lives
  * here; the transitions are in queue.ts.
  */
-import { Heap } from "../../core/heap.ts";
-import {
-  ALL_STATUSES,
-  type NewTask,
-  type ParentCondition,
-  type TaskRecord,
-  type TaskStatus,
-} from "../../core/task.ts";
-import { type HeaderSecrets, sealPayload } from "../../core/secret-headers.ts";
+import { ALL_STATUSES, type NewTask, type TaskStatus } from "../../core/task.ts";
+import { sealPayload } from "../../core/secret-headers.ts";
 import { plainCallback } from "../../core/callback.ts";
 import type { StorageEvent } from "../types.ts";
 import { FlowTable } from "./flows.ts";
 import { ExpiryIndex } from "./expiries.ts";
-import type { LogState } from "./task-logs.ts";
+import { Row } from "./row.ts";
+import { RowHeap } from "./row-heap.ts";
 
-/**
- * A stored task: the public record plus the store's bookkeeping. Payload and result are kept
- * as JSON text, as Redis keeps them: every reader gets its own copy (a handler may mutate its
- * payload), and parsing small JSON is several times cheaper than structuredClone.
- */
-export interface Row extends Omit<TaskRecord, "payload" | "result"> {
-  /** With an `http` task's header values redacted: the values are in `secrets`. */
-  payloadJson: string;
-  secrets: HeaderSecrets | null;
-  resultJson: string;
-  /** Queue position: renewed each time the row is queued or delayed. */
-  seq: number;
-  /** Creation order, for listings. */
-  order: number;
-  /** The history seq when the task was created: its attempts all come after it. */
-  historyFrom: number;
-  /** Parent id → the outcome this task needs from it. */
-  conditions: Record<string, ParentCondition>;
-  /** Parents whose outcome is still unknown. */
-  pendingParents: number;
-  children: string[];
-  leaseUntil: number | null;
-  /** The running claim's token (its seq), which every settle must present; null once void. */
-  claimSeq: string | null;
-  /** Its log lines (task-logs.ts); null until an attempt logs one. */
-  log: LogState | null;
-  /** Callback tasks made for its endings, and ids skipped (Redis: the `cbn` field). */
-  callbacksMade: number;
-  /** A callback task's copy of the task it reports, as the task ended (else null). */
-  snapshot: Row | null;
-}
-
-interface ReadyEntry {
-  priority: number;
-  seq: number;
-  id: string;
-}
-
-interface DelayedEntry {
-  runAt: number;
-  seq: number;
-  id: string;
-}
-
-const readyFirst = (a: ReadyEntry, b: ReadyEntry) =>
-  a.priority !== b.priority ? a.priority > b.priority : a.seq < b.seq;
-const dueFirst = (a: DelayedEntry, b: DelayedEntry) =>
-  a.runAt !== b.runAt ? a.runAt < b.runAt : a.seq < b.seq;
+export { Row } from "./row.ts";
 
 export class TaskTable {
   readonly rows = new Map<string, Row>();
@@ -89,16 +36,25 @@ export class TaskTable {
   });
   /** Key → id of the unfinished task holding it. */
   readonly keys = new Map<string, string>();
-  /** Finished rows in finishing order, for retention. Dead and expired rows are kept. */
-  readonly finished = new Map<string, number>();
+
   /** Tasks that may expire before they start (Redis: the `expiries` zset). */
   readonly expiries = new ExpiryIndex();
-  readonly #ready = new Map<string, Heap<ReadyEntry>>();
-  readonly #delayed = new Heap<DelayedEntry>(dueFirst);
+  /** Per pool, its queued rows by priority (highest first), then seq. */
+  readonly #ready = new Map<string, RowHeap>();
+  /** Delayed rows by runAt, then seq. */
+  readonly #delayed = new RowHeap();
   #seq = 0;
-  /** Finished rows in finishing order; entries whose row moved on are skipped lazily. */
-  #finishedQueue: { id: string; at: number }[] = [];
-  #finishedHead = 0;
+  /**
+   * Finished prunable rows in the order they entered retention, with when, from
+   * `#retainedHead` on; an entry whose row moved on since (its `retainedAt` differs) is
+   * skipped when reached. A mark on the row and two arrays, not a Map: a Map that gains and
+   * loses an entry per finished task (and is asked about every move) cost ~0.5–1.5 µs a task.
+   */
+  #retainedRows: (Row | undefined)[] = [];
+  #retainedAts: number[] = [];
+  #retainedHead = 0;
+  /** Rows in retention now (the live entries of the arrays). */
+  #retained = 0;
 
   nextSeq(): number {
     return ++this.#seq;
@@ -106,41 +62,34 @@ export class TaskTable {
 
   /** A fresh row for a new task, status `queued` until the store decides otherwise. */
   newRow(task: NewTask): Row {
-    const { payload, ...rest } = task;
-    const { shown, secrets } = sealPayload(task.type, payload);
-    return {
-      ...rest,
-      flowControl: task.flowControl ? { ...task.flowControl } : null,
-      waitingFor: null,
-      traceparent: task.traceparent ?? null,
-      callback: task.callback ? plainCallback(task.callback) : null,
-      payloadJson: JSON.stringify(shown ?? null),
-      secrets,
-      dependsOn: [...task.dependsOn],
-      expiresAt: task.expiresAt ?? null,
-      status: "queued",
-      attempt: 0,
-      stalls: 0,
-      progress: null,
-      resultJson: "null",
-      error: null,
-      startedAt: null,
-      finishedAt: null,
-      cancelReason: null,
-      workerId: null,
-      seq: this.nextSeq(),
-      order: this.nextSeq(),
-      historyFrom: 0,
-      // Keyed by parent id, a user's name: no inherited keys (`constructor`) to collide with.
-      conditions: Object.create(null),
-      pendingParents: 0,
-      children: [],
-      leaseUntil: null,
-      claimSeq: null,
-      log: null,
-      callbacksMade: 0,
-      snapshot: null,
-    };
+    const { shown, secrets } = sealPayload(task.type, task.payload);
+    const row = new Row(
+      task.id,
+      task.type,
+      task.pool,
+      task.priority,
+      task.maxRetries,
+      task.runAt,
+      task.createdAt,
+      JSON.stringify(shown ?? null),
+    );
+    row.seq = this.nextSeq();
+    row.order = this.nextSeq();
+    // Each setter makes the row's extra part only for a value other than the default.
+    row.maxStalls = task.maxStalls;
+    row.secrets = secrets;
+    row.key = task.key;
+    row.timeoutMs = task.timeoutMs;
+    row.backoff = task.backoff;
+    row.scheduleId = task.scheduleId;
+    if (task.dependsOn.length > 0) row.dependsOn = [...task.dependsOn];
+    row.onSuccessOf = task.onSuccessOf;
+    row.onFailureOf = task.onFailureOf;
+    row.expiresAt = task.expiresAt ?? null;
+    if (task.flowControl) row.flowControl = { ...task.flowControl };
+    row.traceparent = task.traceparent ?? null;
+    if (task.callback) row.callback = plainCallback(task.callback);
+    return row;
   }
 
   /** Inserts a new row in `status` and files it where that status lives. */
@@ -164,23 +113,35 @@ export class TaskTable {
 
   /** Takes a finished row out of retention (false) or puts it back (true). */
   retain(id: string, prunable: boolean, now: number): void {
-    if (!prunable) {
-      this.finished.delete(id);
-      return;
-    }
     const row = this.rows.get(id);
-    if (!row || !PRUNABLE_STATUSES.has(row.status)) return;
-    this.finished.set(id, now);
-    this.#finishedQueue.push({ id, at: now });
+    if (!row) return;
+    if (!prunable) this.#release(row);
+    else if (PRUNABLE_STATUSES.has(row.status)) this.#retain(row, now);
   }
 
-  /** Pops the next ready row of `pool` (priority desc, FIFO), skipping stale entries. */
+  #retain(row: Row, now: number): void {
+    if (row.retainedAt === null) this.#retained++;
+    row.retainedAt = now;
+    this.#retainedRows.push(row);
+    this.#retainedAts.push(now);
+  }
+
+  #release(row: Row): void {
+    if (row.retainedAt === null) return;
+    row.retainedAt = null;
+    this.#retained--;
+  }
+
+  /**
+   * Pops the next ready row of `pool` (priority desc, FIFO), skipping stale entries: a row
+   * queued again since (a new seq), or no longer queued (a pruned row is finished).
+   */
   popReady(pool: string): Row | undefined {
     const heap = this.#ready.get(pool);
-    while (heap && heap.size > 0) {
-      const entry = heap.pop()!;
-      const row = this.rows.get(entry.id);
-      if (row && row.status === "queued" && row.seq === entry.seq && !row.waitingFor) return row;
+    while (heap !== undefined && heap.size > 0) {
+      const row = heap.topRow(), seq = heap.topSecond();
+      heap.pop();
+      if (row.status === "queued" && row.seq === seq && !row.waitingFor) return row;
     }
     return undefined;
   }
@@ -188,10 +149,10 @@ export class TaskTable {
   /** Pops the next delayed row due at or before `now`, skipping stale entries. */
   popDue(now: number): Row | undefined {
     const heap = this.#delayed;
-    while (heap.size > 0 && heap.peek()!.runAt <= now) {
-      const entry = heap.pop()!;
-      const row = this.rows.get(entry.id);
-      if (row && isDelayed(row) && row.runAt === entry.runAt && row.seq === entry.seq) return row;
+    while (heap.size > 0 && heap.topFirst() <= now) {
+      const row = heap.topRow(), runAt = heap.topFirst(), seq = heap.topSecond();
+      heap.pop();
+      if (isDelayed(row) && row.runAt === runAt && row.seq === seq) return row;
     }
     return undefined;
   }
@@ -199,12 +160,9 @@ export class TaskTable {
   /** The runAt of the next delayed row due at or before `now` (stale entries dropped). */
   nextDueAt(now: number): number | undefined {
     const heap = this.#delayed;
-    while (heap.size > 0 && heap.peek()!.runAt <= now) {
-      const entry = heap.peek()!;
-      const row = this.rows.get(entry.id);
-      if (row && isDelayed(row) && row.runAt === entry.runAt && row.seq === entry.seq) {
-        return entry.runAt;
-      }
+    while (heap.size > 0 && heap.topFirst() <= now) {
+      const row = heap.topRow(), runAt = heap.topFirst();
+      if (isDelayed(row) && row.runAt === runAt && row.seq === heap.topSecond()) return runAt;
       heap.pop();
     }
     return undefined;
@@ -227,25 +185,22 @@ export class TaskTable {
 
   /** Drops finished rows beyond `maxCount` or older than `maxAgeMs` (dead rows stay). */
   prune(now: number, maxAgeMs: number, maxCount: number): void {
-    // Walks a queue rather than the Map: iterating a Map from its start skips every hole
-    // that earlier deletes left, which made pruning O(n) per finished task.
-    const queue = this.#finishedQueue;
-    while (this.#finishedHead < queue.length) {
-      const { id, at } = queue[this.#finishedHead];
-      const live = this.finished.get(id) === at;
-      if (live && this.finished.size <= maxCount && now - at <= maxAgeMs) break;
-      this.#finishedHead++;
-      if (!live) continue; // resubmitted, or already gone
-      this.finished.delete(id);
-      const row = this.rows.get(id);
-      if (row) {
-        this.counts[row.status]--;
-        this.rows.delete(id);
-      }
+    const rows = this.#retainedRows, ats = this.#retainedAts;
+    while (this.#retainedHead < rows.length) {
+      const i = this.#retainedHead, row = rows[i]!, at = ats[i];
+      const live = row.retainedAt === at;
+      if (live && this.#retained <= maxCount && now - at <= maxAgeMs) break;
+      this.#retainedHead++;
+      rows[i] = undefined;
+      if (!live) continue; // resubmitted, or finished again since
+      this.#release(row);
+      this.counts[row.status]--;
+      this.rows.delete(row.id);
     }
-    if (this.#finishedHead > 1024 && this.#finishedHead * 2 > queue.length) {
-      this.#finishedQueue = queue.slice(this.#finishedHead);
-      this.#finishedHead = 0;
+    if (this.#retainedHead > 1024 && this.#retainedHead * 2 > rows.length) {
+      this.#retainedRows = rows.slice(this.#retainedHead);
+      this.#retainedAts = ats.slice(this.#retainedHead);
+      this.#retainedHead = 0;
     }
   }
 
@@ -261,24 +216,21 @@ export class TaskTable {
       case "scheduled":
       case "retrying":
         row.seq = this.nextSeq();
-        this.#delayed.push({ runAt: row.runAt!, seq: row.seq, id: row.id });
+        this.#delayed.push(row, row.runAt!, row.seq);
         break;
       case "running":
         this.running.add(row.id);
         this.poolCounts(row.pool).running++;
         break;
       default:
-        if (PRUNABLE_STATUSES.has(row.status)) {
-          this.finished.set(row.id, now);
-          this.#finishedQueue.push({ id: row.id, at: now });
-        }
+        if (PRUNABLE_STATUSES.has(row.status)) this.#retain(row, now);
     }
   }
 
   #pushReady(row: Row): void {
     let heap = this.#ready.get(row.pool);
-    if (!heap) this.#ready.set(row.pool, heap = new Heap(readyFirst));
-    heap.push({ priority: row.priority, seq: row.seq, id: row.id });
+    if (!heap) this.#ready.set(row.pool, heap = new RowHeap());
+    heap.push(row, -row.priority, row.seq);
   }
 
   /** Queued rows of `pool` in its ready queue (not parked by a flow key). */
@@ -298,7 +250,7 @@ export class TaskTable {
       this.onRunningLeft(row.pool);
       if (key) this.flows.stopped(key, now);
     }
-    this.finished.delete(row.id);
+    this.#release(row);
   }
 }
 

@@ -122,55 +122,69 @@ export function callbackField(callback: Callback): string {
 
 /** A new task as the ARGV entries lua/includes/insert.lua reads. */
 export function encodeTask(t: NewTask): string[] {
-  const conds = [...parentConditions(t)];
+  const args: string[] = [];
+  encodeTaskInto(args, t);
+  return args;
+}
+
+/**
+ * Appends `t`'s ARGV entries (see {@link encodeTask}) to `args`, written straight in (a batch
+ * of a thousand tasks is 25 000 entries: no per-task objects or spreads on the way). Returns
+ * the payload's JSON when it is the payload as given (no `http` header values kept apart),
+ * so the answer can be made from it ({@link newRecord}); else undefined.
+ */
+export function encodeTaskInto(args: string[], t: NewTask): string | undefined {
   const { shown, secrets } = sealPayload(t.type, t.payload);
   // Defaults left out: most tasks' body is then just their creation time.
-  const body: Partial<StoredBody> = {
-    createdAt: t.createdAt,
-    ...(t.timeoutMs !== null ? { timeoutMs: t.timeoutMs } : {}),
-    ...(t.backoff !== null ? { backoff: t.backoff } : {}),
-    ...(t.scheduleId !== null ? { scheduleId: t.scheduleId } : {}),
-    ...(t.dependsOn.length ? { dependsOn: t.dependsOn } : {}),
-    ...(t.onSuccessOf !== null ? { onSuccessOf: t.onSuccessOf } : {}),
-    ...(t.onFailureOf !== null ? { onFailureOf: t.onFailureOf } : {}),
-    ...(t.maxStalls !== DEFAULT_MAX_STALLS ? { maxStalls: t.maxStalls } : {}),
-    ...(t.flowControl ? { flowControl: t.flowControl } : {}),
-    ...(t.traceparent ? { traceparent: t.traceparent } : {}),
-    ...(secrets ? { secrets } : {}),
-    ...(t.callback ? { callback: plainCallback(t.callback) } : {}),
-  };
-  const fixed: Record<typeof TASK_ARGS[number], string> = {
-    id: t.id,
-    type: t.type,
-    pool: t.pool,
-    priority: String(t.priority),
-    // A null payload is not stored (an absent field reads as null).
-    payload: shown === null || shown === undefined ? "" : json(shown),
-    body: JSON.stringify(body),
-    maxRetries: String(t.maxRetries),
-    runAt: opt(t.runAt),
-    key: opt(t.key),
-    onSuccessOf: opt(t.onSuccessOf),
-    onFailureOf: opt(t.onFailureOf),
-    dedupeKey: opt(t.dedupe?.key),
-    dedupeTtl: opt(t.dedupe?.ttlMs),
-    debounceKey: opt(t.debounce?.key),
-    debounceDelay: opt(t.debounce?.delayMs),
-    debounceMaxWait: opt(t.debounce?.maxWaitMs),
-    expiresAt: opt(t.expiresAt),
-    flowKey: opt(t.flowControl?.key),
-    flowParallelism: opt(t.flowControl?.parallelism),
-    flowRate: opt(t.flowControl?.rate),
-    flowPeriod: opt(t.flowControl?.periodMs),
-    callback: t.callback ? callbackField(t.callback) : "",
-  };
-  return [
-    ...TASK_ARGS.map((name) => fixed[name]),
+  const body: Partial<StoredBody> = { createdAt: t.createdAt };
+  if (t.timeoutMs !== null) body.timeoutMs = t.timeoutMs;
+  if (t.backoff !== null) body.backoff = t.backoff;
+  if (t.scheduleId !== null) body.scheduleId = t.scheduleId;
+  if (t.dependsOn.length) body.dependsOn = t.dependsOn;
+  if (t.onSuccessOf !== null) body.onSuccessOf = t.onSuccessOf;
+  if (t.onFailureOf !== null) body.onFailureOf = t.onFailureOf;
+  if (t.maxStalls !== DEFAULT_MAX_STALLS) body.maxStalls = t.maxStalls;
+  if (t.flowControl) body.flowControl = t.flowControl;
+  if (t.traceparent) body.traceparent = t.traceparent;
+  if (secrets) body.secrets = secrets;
+  if (t.callback) body.callback = plainCallback(t.callback);
+  // A null payload is not stored (an absent field reads as null).
+  const payload = shown === null || shown === undefined ? "" : json(shown);
+  const fc = t.flowControl;
+  // In TASK_ARGS order (insert.lua reads them by those names).
+  args.push(
+    t.id,
+    t.type,
+    t.pool,
+    String(t.priority),
+    payload,
+    JSON.stringify(body),
+    String(t.maxRetries),
+    opt(t.runAt),
+    opt(t.key),
+    opt(t.onSuccessOf),
+    opt(t.onFailureOf),
+    opt(t.dedupe?.key),
+    opt(t.dedupe?.ttlMs),
+    opt(t.debounce?.key),
+    opt(t.debounce?.delayMs),
+    opt(t.debounce?.maxWaitMs),
+    opt(t.expiresAt),
+    opt(fc?.key),
+    opt(fc?.parallelism),
+    opt(fc?.rate),
+    opt(fc?.periodMs),
+    t.callback ? callbackField(t.callback) : "",
     String(t.dependsOn.length),
-    ...t.dependsOn,
-    String(conds.length),
-    ...conds.flatMap(([id, c]) => [id, c === "success" ? "s" : "f"]),
-  ];
+  );
+  for (const dep of t.dependsOn) args.push(dep);
+  if (t.dependsOn.length === 0 && !t.onSuccessOf && !t.onFailureOf) args.push("0");
+  else {
+    const conds = parentConditions(t);
+    args.push(String(conds.size));
+    for (const [id, c] of conds) args.push(id, c === "success" ? "s" : "f");
+  }
+  return secrets || payload === "" ? undefined : payload;
 }
 
 const numOrNull = (v: string | undefined) => (v === undefined ? null : Number(v));
@@ -239,13 +253,14 @@ export function newRecord(
   status: TaskStatus,
   cancelReason: string | null,
   now: number,
+  payloadJson?: string,
 ): TaskRecord {
   const { dedupe: _dedupe, debounce: _debounce, flowControl: _fc, ...spec } = t; // the submit's, not the record's
   return {
     ...spec,
     payload: t.payload === undefined
       ? null
-      : redactedPayload(t.type, JSON.parse(json(t.payload)), null),
+      : redactedPayload(t.type, JSON.parse(payloadJson ?? json(t.payload)), null),
     dependsOn: [...t.dependsOn],
     backoff: t.backoff ? { ...t.backoff } : null,
     status,

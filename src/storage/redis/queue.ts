@@ -16,7 +16,7 @@ import type { Claimed, ClaimedTask, DedupedTask, Enqueued, Expiry, Recovery } fr
 import type { Batcher } from "./batcher.ts";
 import { claimBatcher, type ClaimItem } from "./claims.ts";
 import { checkReply } from "./codes.ts";
-import { decodeTask, encodeTask, newRecord } from "./codec.ts";
+import { decodeTask, encodeTaskInto, newRecord } from "./codec.ts";
 import { countArg, type RedisContext } from "./context.ts";
 import { completeBatcher, type CompleteItem, failBatcher, resubmitMatching } from "./endings.ts";
 import { enqueuedEvents, type EventHub } from "./events.ts";
@@ -59,16 +59,16 @@ export class RedisQueue implements QueueStore {
       this.#ctx.maxUnfinished === undefined ? "" : String(this.#ctx.maxUnfinished),
       String(tasks.length),
     ];
-    for (const t of tasks) args.push(...encodeTask(t));
-    const d = checkReply(await this.#ctx.run("enqueue", args), "enqueue");
+    const payloads = tasks.map((t) => encodeTaskInto(args, t));
+    const d = checkReply(await this.#ctx.run("enqueue", args), "enqueue") as string[];
     // Per task: status, cancel reason, and for a hit the task that answers it and what hit.
     const answers = tasks.map((t, i): Enqueued => {
-      const [status, reason, id, hit] = d.slice(4 * i, 4 * i + 4) as string[];
+      const status = d[4 * i], reason = d[4 * i + 1], id = d[4 * i + 2], hit = d[4 * i + 3];
       if (hit === "dedupe") {
         return { id, status: status as DedupedTask["status"], deduplicated: true };
       }
       if (hit) return { id, status: "scheduled", runAt: Number(hit), debounced: true };
-      return newRecord(t, status as TaskStatus, reason || null, now);
+      return newRecord(t, status as TaskStatus, reason || null, now, payloads[i]);
     });
     this.#events.local(enqueuedEvents(answers));
     return answers;
