@@ -74,13 +74,16 @@ export interface SchedulerOptions {
   /** How far ahead delayed tasks and schedules are armed on the wheel. Default 60 s. */
   lookAheadMs?: number;
   /**
-   * Start a delayed task (and expire one) at its due time to the millisecond, rather than at
-   * the end of the wheel tick it falls in (up to `tickMs` later): the wheel still holds the
-   * far future, a timer takes the last tick. It costs a promotion pass per distinct due
-   * millisecond instead of per tick: cheap in process, but on a shared store every instance
-   * makes that call. Default: on for the embedded store, off for any other.
+   * Start a delayed task (and expire one) at its due time rather than at the end of the wheel
+   * tick it falls in (up to `tickMs` later): the wheel still holds the far future, a timer
+   * takes the last tick. `true` is to the millisecond, a number rounds due times up to a grid
+   * of that many ms (1 to `tickMs`), `false` waits for the tick. It costs a promotion pass per
+   * grid step with work due instead of per tick, and smaller claim batches: cheap in process,
+   * but on a shared store every instance makes those calls (docs/BENCHMARKS.md: about twice
+   * Redis's CPU per delayed task at 2,500 due a second). Default `true` (a partitioned store
+   * uses the tick).
    */
-  exactDue?: boolean;
+  exactDue?: boolean | number;
   /**
    * Backstop claim poll, for wake-ups lost while the pub/sub connection was down. Default
    * 5 s: pub/sub wakes pools within milliseconds, and an idle worker should cost about one
@@ -126,6 +129,14 @@ export interface SchedulerOptions {
    * uses it for the edge deliverer's pools, which run `http` tasks only (SKEDULR_EDGE_POOLS).
    */
   specRules?: (spec: TaskSpec, at: string) => FieldIssue[];
+  /**
+   * Per task type, the share of its succeeded attempts filed in history (`GET /history` and
+   * the task's attempts), 0..1: `{ ping: 0 }` files none, `{ ping: 0.01 }` one in a hundred.
+   * For very high-volume types: each entry costs Redis memory and time. Durations (stats),
+   * totals and every other attempt (retrying, dead, cancelled, stalled, expired) are always
+   * filed. Default 1 for every type (`SKEDULR_HISTORY`, e.g. `ping=0,emails=0.1`).
+   */
+  history?: Record<string, number>;
   host?: string;
   pid?: number;
 }
@@ -151,6 +162,11 @@ export interface RegisterOptions {
   timeout?: Duration;
   /** A valibot schema the payload must pass at submit (issues are reported as `payload.*`). */
   payloadSchema?: v.GenericSchema;
+  /**
+   * Share of this type's succeeded attempts filed in history, 0..1 (default: the scheduler's
+   * `history` for the type, else 1). See {@link SchedulerOptions.history}.
+   */
+  history?: number;
 }
 
 /** Pool figures in `stats()`. */
@@ -191,6 +207,8 @@ export class Scheduler {
   readonly #handlers = new Map<string, HandlerEntry>();
   readonly #middleware: Middleware[] = [];
   readonly #payloadSchemas = new Map<string, v.GenericSchema>();
+  /** The `history` option: per type, the share of succeeded attempts filed. */
+  readonly #historyShares = new Map<string, number>();
   readonly #ownsStorage: boolean;
   readonly #instance: Instance;
   readonly #callbackPool: string;
@@ -202,6 +220,9 @@ export class Scheduler {
     const minIntervalMs = options.minIntervalMs ?? DEFAULT_MIN_INTERVAL_MS;
     if (!(minIntervalMs >= 0)) {
       throw new RangeError(`minIntervalMs: expected 0 ms or more, got ${options.minIntervalMs}`);
+    }
+    for (const [type, share] of Object.entries(options.history ?? {})) {
+      this.#historyShares.set(type, historyShare(share, `history.${type}`));
     }
     this.#ownsStorage = !options.storage;
     this.storage = options.storage ?? new MemoryStorage();
@@ -220,7 +241,7 @@ export class Scheduler {
       pid: options.pid ?? 0,
       leaseMs,
       lookAheadMs: options.lookAheadMs ?? 60_000,
-      exactDue: options.exactDue ?? this.storage instanceof MemoryStorage,
+      exactGridMs: exactGrid(options.exactDue, tickMs),
       pollMs: options.pollMs ?? 5_000,
       recoverMs: options.recoverMs ?? Math.min(10_000, Math.max(1_000, Math.round(leaseMs / 3))),
       heartbeatMs: options.heartbeatMs ?? 10_000,
@@ -262,6 +283,9 @@ export class Scheduler {
       handler: handler as Handler,
       backoff: options.backoff,
       timeoutMs: options.timeout !== undefined ? durationMs(options.timeout, "timeout") : undefined,
+      historyShare: options.history === undefined
+        ? this.#historyShares.get(type)
+        : historyShare(options.history, "history"),
     });
     if (options.payloadSchema) this.#payloadSchemas.set(type, options.payloadSchema);
     return this;
@@ -571,6 +595,26 @@ export class Scheduler {
   taskEvents(options: TaskEventFeedOptions): TaskEventFeed {
     return openTaskEventFeed(this.storage, options);
   }
+}
+
+/** The `exactDue` option as a grid in ms (0: at the wheel's tick), checked. */
+function exactGrid(option: boolean | number | undefined, tickMs: number): number {
+  if (option === undefined) return 1;
+  if (typeof option === "boolean") return option ? 1 : 0;
+  if (!Number.isInteger(option) || option < 1 || option > tickMs) {
+    throw new RangeError(
+      `exactDue: expected true, false or whole ms from 1 to ${tickMs}, got ${option}`,
+    );
+  }
+  return option;
+}
+
+/** A share of attempts filed in history, checked: a number from 0 to 1. */
+function historyShare(share: number, field: string): number {
+  if (typeof share !== "number" || !(share >= 0 && share <= 1)) {
+    throw new RangeError(`${field}: expected a number from 0 to 1, got ${share}`);
+  }
+  return share;
 }
 
 /** The `pools` option as sizes and the cluster-wide limits to store at start. */

@@ -182,7 +182,11 @@ async function latency(s: BenchSystem): Promise<number[]> {
   return got;
 }
 
+/** Per system, redis-server's CPU per delayed task over each lateness run (submit included), µs. */
+const latenessRedisUs: Record<string, number[]> = {};
+
 async function lateness(s: BenchSystem): Promise<number[]> {
+  const redis0 = cpuOf([server.pid]);
   const base = Date.now() + 2_000;
   // Due evenly over [2 s, 10 s), submitted in a scrambled order (a stride coprime with N).
   const jobs: BenchJob[] = Array.from({ length: DELAYED }, (_, i) => {
@@ -197,6 +201,7 @@ async function lateness(s: BenchSystem): Promise<number[]> {
     `${s.name} delayed`,
     60_000,
   );
+  (latenessRedisUs[s.name] ??= []).push((cpuOf([server.pid]) - redis0) / DELAYED);
   return (await admin.send(["LRANGE", SAMPLES, "0", "-1"]) as string[]).map(Number);
 }
 
@@ -298,6 +303,10 @@ for (
     if (phase === "latency" && p === 1) continue;
     const pick = (sys: string) => runs.map((r) => pct(r[sys].value, p));
     row(`${label} ${name}, ms`, "lower", pick("skedulr"), pick(OTHER), 2);
+  }
+  if (phase === "lateness") {
+    const us = (sys: string) => latenessRedisUs[sys] ?? [NaN];
+    row("redis-server CPU per delayed task, µs", "lower", us("skedulr"), us(OTHER));
   }
 }
 

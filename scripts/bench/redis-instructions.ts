@@ -3,11 +3,13 @@
  * instructions are the same from run to run, whatever else the machine does, so small
  * changes to the Lua scripts show where timings drown in noise.
  *
- *   bun scripts/bench/redis-instructions.ts [--tasks 3000] [--claim 20] [--modes none,keys,quiet]
+ *   bun scripts/bench/redis-instructions.ts [--tasks 3000] [--claim 20]
+ *                                           [--modes none,keys,quiet,nohistory]
  *
  * Per mode, a redis-server under `valgrind --tool=callgrind` (from Debian's valgrind) is
  * filled with no-op tasks (`keys`: each with a flow key of 1,000, `parallelism: 1000`;
- * `quiet`: no key, with the deployment's task events off),
+ * `quiet`: no key, with the deployment's task events off; `nohistory`: no key, completions
+ * that file no history entry, as for a type with `history: 0`),
  * then instrumentation is switched on and the tasks are claimed `--claim` at a time and
  * completed (all completions of a claim in one call, as a worker's tick sends them). The
  * figure is Redis's instructions per task for claim + complete, nothing else.
@@ -27,7 +29,7 @@ const arg = (name: string, fallback: string) => {
 };
 const N = Number(arg("tasks", "3000"));
 const CLAIM = Number(arg("claim", "20"));
-const MODES = arg("modes", "none,keys,quiet").split(",");
+const MODES = arg("modes", "none,keys,quiet,nohistory").split(",");
 if (spawnSync("valgrind", ["--version"]).error) {
   console.error("valgrind was not found: apt-get install -y valgrind");
   process.exit(1);
@@ -72,6 +74,7 @@ async function instructionsPerTask(mode: string): Promise<number> {
         lease: { id: c.id, workerId: owner.workerId, token: c.token },
         result: null,
         now: Date.now(),
+        history: mode !== "nohistory",
       })
     ));
     return claimed.length;
@@ -93,7 +96,7 @@ console.log(`redis instructions per task (claim ${CLAIM} + complete), ${N} tasks
 const results: Record<string, number> = {};
 for (const mode of MODES) {
   results[mode] = await instructionsPerTask(mode);
-  console.log(`  ${mode.padEnd(5)} ${Math.round(results[mode]).toLocaleString("en")}`);
+  console.log(`  ${mode.padEnd(9)} ${Math.round(results[mode]).toLocaleString("en")}`);
 }
 const share = (a: number, b: number) => `${(100 * (a / b - 1)).toFixed(1)}%`;
 if (results.none && results.keys) {
@@ -101,5 +104,8 @@ if (results.none && results.keys) {
 }
 if (results.none && results.quiet) {
   console.log(`  task events (none vs quiet): +${share(results.none, results.quiet)}`);
+}
+if (results.none && results.nohistory) {
+  console.log(`  history entries (none vs nohistory): +${share(results.none, results.nohistory)}`);
 }
 process.exit(0);

@@ -177,6 +177,8 @@ export async function boot(runWorkers: boolean): Promise<Booted> {
     ...(config.leaseMs ? { leaseMs: config.leaseMs } : {}),
     minIntervalMs: config.minIntervalMs,
     strictTypes: config.strictTypes,
+    history: config.history,
+    exactDue: config.exactDue,
     callbackPool: config.callbackPool,
     outboundPolicy: policy,
   });

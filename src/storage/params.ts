@@ -53,6 +53,11 @@ export interface CompleteParams extends SettleLogs {
   lease: Lease;
   result: unknown;
   now: number;
+  /**
+   * false: file no history entry for this attempt (a type's history sampled or off); its
+   * duration still joins the type's samples and the totals count it. Default true.
+   */
+  history?: boolean;
 }
 
 export interface FailParams extends SettleLogs {

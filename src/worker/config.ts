@@ -72,6 +72,10 @@ export interface WorkerConfig extends ClusterConfig {
   strictTypes: boolean;
   /** Record task events for `GET /events` (SKEDULR_TASK_EVENTS=off: none, deployment-wide). */
   taskEvents: boolean;
+  /** Per task type, the share of succeeded attempts filed in history (SKEDULR_HISTORY). */
+  history: Record<string, number>;
+  /** Delayed work at its due ms (true), on a grid of n ms, or at the wheel's tick (false). */
+  exactDue: boolean | number;
   /** Submit the example tasks at start (SKEDULR_DEMO; default: on the embedded store only). */
   demo: boolean;
   /** Interval of the status line (SKEDULR_STATUS_MS). */
@@ -145,6 +149,10 @@ export const ENV_VARS: Record<string, string> = {
     "1 refuses a submit of a type no live worker handles (422 unknown_type); default 0: stored with a warning",
   SKEDULR_TASK_EVENTS:
     "on (default) records task events for GET /events; off records none (deployment-wide: set it alike on every node)",
+  SKEDULR_EXACT_DUE:
+    "on (default) starts delayed work at its due millisecond; a grid like 5ms rounds due times up to it (fewer Redis calls in bursts); off waits for the wheel's 10 ms tick",
+  SKEDULR_HISTORY:
+    "per task type, the share of succeeded attempts kept in history, type=share,… from 0 to 1, like ping=0,emails=0.1 (default 1: all; durations and other attempts always kept)",
   SKEDULR_MIN_INTERVAL:
     "least every, and least gap between cron occurrences, a submit may ask for (default 1s; 0 = none)",
   SKEDULR_ERROR_STACKS:
@@ -278,6 +286,8 @@ export function parseWorkerConfig(env: Record<string, string | undefined>): Work
   if (taskEvents !== "on" && taskEvents !== "off") {
     problems.push(`SKEDULR_TASK_EVENTS: expected on or off, got ${JSON.stringify(taskEvents)}`);
   }
+  const history = historyShares(get("SKEDULR_HISTORY") ?? "", problems);
+  const exactDue = exactDueSetting(get("SKEDULR_EXACT_DUE") ?? "on", problems);
   const prefix = get("SKEDULR_PREFIX") ?? "skedulr";
   if (!/^[A-Za-z0-9_.:-]{1,64}$/.test(prefix)) {
     problems.push(`SKEDULR_PREFIX: letters, digits and _ . : - only (≤ 64), got "${prefix}"`);
@@ -343,6 +353,8 @@ export function parseWorkerConfig(env: Record<string, string | undefined>): Work
     minIntervalMs,
     errorStacks: errorStacks === "1",
     taskEvents: taskEvents === "on",
+    history: Object.fromEntries(history),
+    exactDue,
     logLevel,
     logFormat,
     strictTypes: strictTypes === "1",
@@ -351,6 +363,39 @@ export function parseWorkerConfig(env: Record<string, string | undefined>): Work
       : demo === "1",
     statusMs,
   };
+}
+
+/** SKEDULR_EXACT_DUE: on, off, or a grid of 1ms to 10ms (the wheel's tick). */
+function exactDueSetting(value: string, problems: string[]): boolean | number {
+  if (value === "on" || value === "off") return value === "on";
+  const parsed = parseDuration(value);
+  if ("error" in parsed || !Number.isInteger(parsed.ms) || parsed.ms < 1 || parsed.ms > 10) {
+    problems.push(
+      `SKEDULR_EXACT_DUE: expected on, off or a grid from 1ms to 10ms, got ${
+        JSON.stringify(value)
+      }`,
+    );
+    return true;
+  }
+  return parsed.ms;
+}
+
+/** SKEDULR_HISTORY's `type=share` pairs (a Map: type names are the user's). */
+function historyShares(spec: string, problems: string[]): Map<string, number> {
+  const shares = new Map<string, number>();
+  for (const part of spec.split(",").map((p) => p.trim()).filter(Boolean)) {
+    const m = /^([^=\s]{1,128})\s*=\s*(\d*\.?\d+)$/.exec(part);
+    if (!m || !(Number(m[2]) <= 1)) {
+      problems.push(
+        `SKEDULR_HISTORY: expected type=share pairs like ping=0,emails=0.1 (share 0..1), got ${
+          JSON.stringify(part)
+        }`,
+      );
+      continue;
+    }
+    shares.set(m[1], Number(m[2]));
+  }
+  return shares;
 }
 
 /** A pool's `global=n` and `rate=n/duration` options of SKEDULR_POOLS, or null for none. */

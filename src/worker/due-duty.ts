@@ -34,12 +34,13 @@ export interface DueDutyOptions {
   /** The store's partitions (Storage.partitions; default 1). */
   parts?: number;
   /**
-   * Act at each due time itself rather than at the start of the wheel tick after it: the
-   * wheel wakes the duty when a due time's tick opens, and an {@link ExactTimer} takes it from
-   * there (lateness about 1 ms instead of half a tick, at the price of a storage pass per
-   * distinct due millisecond instead of per tick). One partition only. Default false.
+   * Act at each due time (rounded up to a grid of this many ms, 1 to the tick) rather than at
+   * the start of the wheel tick after it: the wheel wakes the duty when a due time's tick
+   * opens, and an {@link ExactTimer} takes it from there (lateness about half the grid instead
+   * of half a tick, at the price of a storage pass per grid step with work due instead of per
+   * tick). One partition only. Default 0: at the tick.
    */
-  exact?: boolean;
+  exactGridMs?: number;
 }
 
 /** What a due duty does: where its due times come from, and one bounded pass. */
@@ -75,6 +76,7 @@ export class DueDuty {
   /** Exact mode: per wheel tick not yet opened, the distinct due ms within it. */
   readonly #waiting = new Map<number, number[]>();
   readonly #exact: ExactTimer | null;
+  readonly #grid: number;
 
   constructor(options: DueDutyOptions, work: DueWork) {
     this.#o = options;
@@ -82,7 +84,9 @@ export class DueDuty {
     this.#parts = Math.max(1, options.parts ?? 1);
     const interval = Math.max(options.tickMs, Math.floor(options.lookAheadMs / 2));
     this.#horizonMs = options.lookAheadMs + (this.#parts - 1) * interval;
-    this.#exact = options.exact && this.#parts === 1
+    const grid = options.exactGridMs ?? 0;
+    this.#grid = Math.min(options.tickMs, Math.max(1, Math.floor(grid)));
+    this.#exact = grid > 0 && this.#parts === 1
       ? new ExactTimer(options.clock, () => void this.run())
       : null;
     this.#scan = new Periodic(
@@ -137,8 +141,9 @@ export class DueDuty {
       return;
     }
     // Exact: the wheel entry wakes the duty when the tick opens (its previous tick's start,
-    // before any due time in it); the exact timer takes each due ms (rounded up) from there.
-    const due = Math.ceil(at);
+    // before any due time in it); the exact timer takes each due time (rounded up to the grid)
+    // from there.
+    const due = Math.ceil(at / this.#grid) * this.#grid;
     const opens = tick - tickMs;
     if (opens <= now) return this.#exact.add(due);
     let times = this.#waiting.get(tick);

@@ -30,7 +30,8 @@ export interface InstanceOptions {
   tickMs: number;
   lookAheadMs: number;
   /** Promote and expire at each due time itself, not at the tick after it (due-duty.ts). */
-  exactDue: boolean;
+  /** Due times to this grid, ms (0: at the wheel's tick); see DueDutyOptions.exactGridMs. */
+  exactGridMs: number;
   pollMs: number;
   recoverMs: number;
   heartbeatMs: number;
@@ -71,7 +72,7 @@ export class Instance {
       tickMs: o.tickMs,
       lookAheadMs: o.lookAheadMs,
       parts,
-      exact: o.exactDue,
+      exactGridMs: o.exactGridMs,
     };
     this.#promoter = promoter(storage, due);
     this.#expirer = expirer(storage, due);

@@ -53,7 +53,9 @@ export async function storeOutcome(
   const logs = attempt.log?.batch();
   const { lease } = attempt;
   if (outcome.ok) {
-    const params = { lease, result: outcome.result, now, logs };
+    const share = entry?.historyShare ?? 1;
+    const history = share >= 1 || Math.random() < share;
+    const params = { lease, result: outcome.result, now, logs, history };
     let done: boolean | undefined;
     try {
       // The common case, written out: no closures until a fault calls for a retry.

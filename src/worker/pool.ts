@@ -58,6 +58,8 @@ export interface HandlerEntry {
   handler: Handler;
   backoff?: BackoffFn;
   timeoutMs?: number;
+  /** Share of succeeded attempts filed in history, 0..1 (default 1: all). */
+  historyShare?: number;
 }
 
 /** What pools share: the scheduler passes one of these to each. */

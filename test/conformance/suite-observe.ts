@@ -149,6 +149,44 @@ export function observeSuite(backend: string, factory: StorageFactory): void {
       }
     });
 
+    it("files only a type's history share of its succeeded attempts; durations, totals and failures all", async () => {
+      const h = await harness(factory, { history: { quiet: 0 } });
+      try {
+        h.s.register("quiet", () => "ok");
+        let failed = 0;
+        h.s.register("flaky", () => {
+          if (failed++ === 0) throw new Error("first try fails");
+          return "ok";
+        }, { history: 0 });
+        h.s.register("loud", () => "ok", { history: 1 });
+        const plain = await h.s.submit({ type: "quiet" });
+        // A key takes the store's general path (no fast path) to the ending.
+        const keyed = await h.s.submit({ type: "quiet", key: "k1" });
+        const loud = await h.s.submit({ type: "loud" });
+        for (const id of [plain, keyed, loud]) await h.until(id, "succeeded");
+        const flaky = await h.s.submit({
+          type: "flaky",
+          maxRetries: 1,
+          backoff: { type: "fixed", delay: "1s" },
+        });
+        await h.until(flaky, "retrying");
+        await h.clock.advance(1_000);
+        await h.until(flaky, "succeeded");
+        const filed = (await h.s.history({ limit: 100 })).items.map((a) => `${a.type}:${a.status}`);
+        assert.deepEqual(filed.sort(), ["flaky:retrying", "loud:succeeded"]);
+        const stats = await h.s.stats();
+        assert.equal(stats.totals.succeeded, 4);
+        assert.equal(stats.durations.quiet.count, 2, "durations count every attempt");
+        assert.equal(stats.durations.flaky.count, 2);
+        assert.throws(
+          () => h.s.register("x", () => null, { history: 1.5 }),
+          /history: expected a number from 0 to 1/,
+        );
+      } finally {
+        await h.close();
+      }
+    });
+
     it("keeps history of finished attempts, filterable, with retention by count", async () => {
       const h = await harness(factory, { storageOptions: { history: { maxCount: 5 } } });
       try {

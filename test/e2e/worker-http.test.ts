@@ -59,6 +59,7 @@ describe("bun run worker over HTTP (embedded store)", () => {
         SKEDULR_SIGNING_KEY: SIGNING_KEY,
         SKEDULR_POOLS: "default=4",
         SKEDULR_HTTP_ALLOW: "localhost",
+        SKEDULR_HISTORY: "quiet=0",
       }),
     );
   });
@@ -71,6 +72,18 @@ describe("bun run worker over HTTP (embedded store)", () => {
     assert.equal(created.status, 201);
     const t = await taskIs(w, created.body.id, "succeeded");
     assert.deepEqual(t.result, { hello: "world" });
+  });
+
+  it("SKEDULR_HISTORY=quiet=0 keeps quiet's successes out of history, in durations and totals", async () => {
+    const quiet = await api(w, "/tasks", { type: "quiet", payload: 1 });
+    const loud = await api(w, "/tasks", { type: "echo", payload: 2 });
+    await taskIs(w, quiet.body.id, "succeeded");
+    await taskIs(w, loud.body.id, "succeeded");
+    const filed = async (type: string) => (await api(w, `/history?type=${type}`)).body.attempts;
+    assert.deepEqual(await filed("quiet"), []);
+    assert.ok((await filed("echo")).some((a: { taskId: string }) => a.taskId === loud.body.id));
+    const stats = (await api(w, "/stats")).body;
+    assert.equal(stats.durations.quiet.count, 1);
   });
 
   it("GET /tasks/:id/wait outlasts the request deadline and the server's idle timeout", {

@@ -161,4 +161,39 @@ describe("worker configuration", () => {
     );
     assert.match(problems({ SKEDULR_PARTITIONS: "2" })[0], /embedded store has one partition/);
   });
+
+  it("reads per-type history shares from SKEDULR_HISTORY, naming a bad pair", () => {
+    assert.deepEqual(parseWorkerConfig({}).history, {});
+    assert.deepEqual(parseWorkerConfig({ SKEDULR_HISTORY: "ping=0, emails=0.1,http=1" }).history, {
+      ping: 0,
+      emails: 0.1,
+      http: 1,
+    });
+    for (const bad of ["ping=2", "ping", "ping=-0.5", "=0.5"]) {
+      assert.throws(
+        () => parseWorkerConfig({ SKEDULR_HISTORY: bad }),
+        (e: ConfigError) =>
+          e.problems.length === 1 &&
+          e.problems[0].startsWith("SKEDULR_HISTORY: expected type=share pairs") &&
+          e.problems[0].endsWith(JSON.stringify(bad)),
+      );
+    }
+  });
+
+  it("reads SKEDULR_EXACT_DUE as on, off or a grid of whole ms up to the tick", () => {
+    assert.equal(parseWorkerConfig({}).exactDue, true);
+    assert.equal(parseWorkerConfig({ SKEDULR_EXACT_DUE: "off" }).exactDue, false);
+    assert.equal(parseWorkerConfig({ SKEDULR_EXACT_DUE: "5ms" }).exactDue, 5);
+    for (const bad of ["11ms", "0", "1s", "soon"]) {
+      assert.throws(
+        () => parseWorkerConfig({ SKEDULR_EXACT_DUE: bad }),
+        (e: ConfigError) =>
+          e.problems.length === 1 &&
+          e.problems[0] ===
+            `SKEDULR_EXACT_DUE: expected on, off or a grid from 1ms to 10ms, got ${
+              JSON.stringify(bad)
+            }`,
+      );
+    }
+  });
 });

@@ -1,20 +1,29 @@
 /**
  * Exact due times (src/worker/exact-timer.ts, `exactDue` in due-duty.ts): on the embedded
- * store a delayed task starts at its due millisecond, not at the end of the wheel tick it
- * falls in, and never before it; a shared store keeps the tick (one promotion per tick).
+ * store and on Redis a delayed task starts at its due millisecond (or at its due time rounded
+ * up to a grid), not at the end of the wheel tick it falls in, and never before it.
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { ManualClock, MemoryStorage, Scheduler, silentLogger } from "../../src/mod.ts";
+import {
+  ManualClock,
+  MemoryStorage,
+  Scheduler,
+  silentLogger,
+  type Storage,
+} from "../../src/mod.ts";
 import { ExactTimer } from "../../src/worker/exact-timer.ts";
+import { RedisStorage } from "../../src/storage/redis/redis-storage.ts";
+import { connectRedisTcp } from "../../src/adapters/redis-tcp.ts";
+import { testRedisUrl, uniquePrefix } from "../../scripts/tools/redis-server.ts";
 
 const T0 = 1_700_000_000_000;
 
 /** A scheduler on a manual clock whose `noop` handler records the time it started at. */
-async function started(exactDue?: boolean) {
+async function started(exactDue?: boolean | number, storage: Storage = new MemoryStorage()) {
   const clock = new ManualClock(T0);
   const s = new Scheduler({
-    storage: new MemoryStorage(),
+    storage,
     clock,
     logger: silentLogger,
     pools: { default: 4 },
@@ -54,6 +63,44 @@ describe("exact due times", () => {
       assert.equal(starts.get(id), T0 + 10);
     } finally {
       await s.shutdown({ timeoutMs: 0 });
+    }
+  });
+
+  it("starts each delayed task at its due millisecond on Redis too, never before", async () => {
+    const storage = new RedisStorage({
+      transport: connectRedisTcp(await testRedisUrl()),
+      prefix: uniquePrefix("exact"),
+    });
+    await storage.init();
+    const { s, clock, starts } = await started(undefined, storage);
+    try {
+      const delays = [3, 8, 11, 25];
+      const ids = await Promise.all(delays.map((delay) => s.submit({ type: "noop", delay })));
+      await walk(clock, 30);
+      const want = delays;
+      for (const [i, id] of ids.entries()) {
+        assert.equal(starts.get(id), T0 + want[i], `task due at +${delays[i]} ms`);
+      }
+    } finally {
+      await s.shutdown({ timeoutMs: 0 });
+      await storage.close();
+    }
+  });
+
+  it("takes a grid of whole ms up to the tick, naming exactDue otherwise", async () => {
+    const { s, clock, starts } = await started(5);
+    try {
+      const id = await s.submit({ type: "noop", delay: 6 });
+      await walk(clock, 12);
+      assert.equal(starts.get(id), T0 + 10);
+    } finally {
+      await s.shutdown({ timeoutMs: 0 });
+    }
+    for (const bad of [0, 11, 1.5]) {
+      assert.throws(
+        () => new Scheduler({ exactDue: bad }),
+        /exactDue: expected true, false or whole ms from 1 to 10/,
+      );
     }
   });
 

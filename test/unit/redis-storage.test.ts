@@ -356,6 +356,43 @@ describe("redis storage: batching and fidelity", () => {
     }
   });
 
+  it("files no history entry for a completion that asks for none, whichever store made the claim", async () => {
+    const other = new RedisStorage({
+      transport: connectRedisTcp(await testRedisUrl()),
+      prefix: s.prefix.slice(0, s.prefix.indexOf(":{")),
+    });
+    await other.init();
+    try {
+      const type = "no-entry";
+      await s.enqueue({
+        tasks: [task("n1", { type, pool: "quiet" }), task("n2", { type, pool: "quiet" })],
+        now: T0,
+      });
+      const claimed = await s.claim({
+        pool: "quiet",
+        max: 2,
+        owner: { workerId: "w-n", leaseMs: 10_000 },
+        now: T0 + 3,
+      });
+      const [known, unknown] = claimed.map((t) => leaseOf(t, "w-n"));
+      assert.equal(
+        await s.complete({ lease: known, result: 1, now: T0 + 10, history: false }),
+        true,
+      );
+      assert.equal(
+        await other.complete({ lease: unknown, result: 2, now: T0 + 30, history: false }),
+        true,
+      );
+      assert.deepEqual((await s.history({ type })).items, []);
+      const stats = await s.stats();
+      assert.equal(stats.durations[type].count, 2, "both durations are sampled");
+      assert.equal(stats.durations[type].maxMs, 27);
+      assert.equal((await s.get("n2"))?.status, "succeeded");
+    } finally {
+      await other.close();
+    }
+  });
+
   it("keeps payloads, results and errors exactly as JSON wrote them", async () => {
     const payload = {
       big: 12345678901234567,

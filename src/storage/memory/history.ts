@@ -42,7 +42,7 @@ export class AttemptLog {
     now: number,
     error: TaskError | null = row.error,
   ): void {
-    const durationMs = Math.max(0, now - (row.startedAt ?? now));
+    const durationMs = this.sample(row, now);
     this.#entries.push({
       n: ++this.#seq,
       taskId: row.id,
@@ -56,9 +56,15 @@ export class AttemptLog {
       durationMs,
       workerId: row.workerId ?? "",
     });
+  }
+
+  /** Adds the duration of the attempt `row` just ended to its type's samples; returns it. */
+  sample(row: Row, now: number): number {
+    const durationMs = Math.max(0, now - (row.startedAt ?? now));
     let ring = this.#durations.get(row.type);
     if (!ring) this.#durations.set(row.type, ring = new SampleRing());
     ring.add(durationMs);
+    return durationMs;
   }
 
   /** Drops attempts beyond retention. */

@@ -222,12 +222,13 @@ export class MemoryQueue implements QueueStore {
     return Promise.resolve(lost);
   }
 
-  complete({ lease, result, now, logs }: CompleteParams): Promise<boolean> {
+  complete({ lease, result, now, logs, history }: CompleteParams): Promise<boolean> {
     const row = this.#m.held(lease);
     if (!row) return Promise.resolve(this.#m.settledBy(lease) === "succeeded");
     if (logs) appendLines(row, lease.token, logs);
     row.resultJson = JSON.stringify(result ?? null);
-    this.#log.record(row, "succeeded", now);
+    if (history === false) this.#log.sample(row, now);
+    else this.#log.record(row, "succeeded", now);
     this.#m.finish(row, "succeeded", now);
     this.#log.totals.succeeded++;
     this.#m.endCall(now);

@@ -22,6 +22,8 @@ export interface CompleteItem {
   /** The attempt as this store claimed it, when it did: the script then files the history
    * entry built here instead of building it from the stored task. */
   claimed?: TaskRecord;
+  /** false: no history entry, only the duration sample. */
+  history?: boolean;
 }
 
 export function completeBatcher(ctx: RedisContext): Batcher<CompleteItem, boolean> {
@@ -43,12 +45,15 @@ export function completeBatcher(ctx: RedisContext): Batcher<CompleteItem, boolea
 /**
  * durationMs and the AttemptRecord JSON of a successful attempt this store claimed, as
  * lua/includes/attempts.lua's recordAttempt would build them from the stored task (the
- * script files them only while the lease is held); ["", ""] when the claim is not known.
+ * script files them only while the lease is held); "" for the duration when the claim is not
+ * known (the script builds them), and "-" for the entry when the attempt is to have none.
  */
 function historyEntry(c: CompleteItem): [string, string] {
+  const none = c.history === false ? "-" : "";
   const task = c.claimed;
-  if (!task || task.startedAt === null) return ["", ""];
+  if (!task || task.startedAt === null) return ["", none];
   const durationMs = Math.max(0, c.now - task.startedAt);
+  if (none) return [String(durationMs), none];
   const entry: AttemptRecord = {
     taskId: task.id,
     type: task.type,

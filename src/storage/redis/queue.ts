@@ -100,7 +100,7 @@ export class RedisQueue implements QueueStore {
     return (await this.#ctx.run("renewLeases", args) as RedisReply[]).map(String);
   }
 
-  complete({ lease, result, now, logs }: P.CompleteParams): Promise<boolean> {
+  complete({ lease, result, now, logs, history }: P.CompleteParams): Promise<boolean> {
     const claimed = this.#claimed.get(lease.id);
     this.#claimed.delete(lease.id);
     return this.#completes.add({
@@ -108,6 +108,7 @@ export class RedisQueue implements QueueStore {
       now,
       result,
       logs,
+      history,
       claimed: claimed?.token === lease.token ? claimed : undefined,
     });
   }

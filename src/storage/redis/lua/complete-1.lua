@@ -8,7 +8,8 @@
   ARGV[3..] octuples, one per task, applied in order: id, workerId, claim token, now,
            result JSON, durationMs and the attempt's history entry (AttemptRecord JSON) as
            the worker built them from its claim, or "" and "" to have them built from the
-           stored task, and the attempt's log lines not stored yet ("" for none:
+           stored task ("-" for the entry: file none, only the duration sample), and the
+           attempt's log lines not stored yet ("" for none:
            includes/task-logs.lua)
 
   Per task, only while workerId holds the lease of that claim (fencing: a settle that
@@ -52,10 +53,11 @@ for i = 3, #ARGV, 8 do
     local now = tonumber(nowText)
     -- Only the call that ends the attempt appends: a repeated one answers 1 below.
     appendLogs(id, token, ARGV[i + 7])
-    if v[5] or v[6] == '1' or v[10] or json == '' then
+    -- No duration: the worker did not know the claim (its entry is "" or "-").
+    if v[5] or v[6] == '1' or v[10] or ARGV[i + 5] == '' then
       local t = load(id, RUNNING_FIELDS)
-      if json == '' then
-        recordAttempt(t, 'succeeded', nil, now)
+      if ARGV[i + 5] == '' then
+        recordAttempt(t, 'succeeded', nil, now, json == '-')
       else
         fileAttempt(t.type, json, ARGV[i + 5], now)
       end
