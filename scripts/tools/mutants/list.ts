@@ -992,8 +992,8 @@ export const MUTANTS: Mutant[] = [
     id: "complete-fast-path-no-callback",
     why: "a task that succeeds gets its callback task, also through complete's fast path",
     file: "src/storage/redis/lua/complete-1.lua",
-    find: "if v[5] or v[6] == '1' or v[10] or json == '' then",
-    replace: "if v[5] or v[6] == '1' or json == '' then",
+    find: "if v[5] or v[6] == '1' or v[10] or ARGV[i + 5] == '' then",
+    replace: "if v[5] or v[6] == '1' or ARGV[i + 5] == '' then",
     tests: [REDIS],
     filter: "callbacks",
   },
@@ -1206,6 +1206,16 @@ export const MUTANTS: Mutant[] = [
     find: "if (option === undefined) return 1;",
     replace: "if (option === undefined) return 0;",
     tests: ["test/unit/exact-due.test.ts"],
+  },
+  {
+    id: "task-hash-not-listpack",
+    why: "a queued task's hash stays a compact listpack (no field over hash-max-listpack-value)",
+    file: "src/storage/redis/codec.ts",
+    find: "  const body: Partial<StoredBody> = { createdAt: t.createdAt };",
+    replace:
+      "  const body: Partial<StoredBody> = { createdAt: t.createdAt, dependsOn: [], backoff: null, onSuccessOf: null, onFailureOf: null, scheduleId: null };",
+    tests: ["test/unit/redis-storage.test.ts"],
+    filter: "listpack",
   },
   // History shares (SchedulerOptions.history, SKEDULR_HISTORY).
   {
