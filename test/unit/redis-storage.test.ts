@@ -252,8 +252,10 @@ describe("redis storage: batching and fidelity", () => {
   it("keeps a queued task's hash a compact listpack (OBJECT ENCODING), plain or with common fields", async () => {
     // Over hash-max-listpack-value (64 B) one field turns the whole hash into a hashtable, about
     // 3x the memory (docs/BENCHMARKS.md, bench:memory).
-    const client = new Scheduler({ storage: s, pools: {}, logger: silentLogger });
-    const raw = connectRedisTcp(await testRedisUrl());
+    const url = await testRedisUrl();
+    const store = await open(url);
+    const client = new Scheduler({ storage: store, pools: {}, logger: silentLogger });
+    const raw = connectRedisTcp(url);
     try {
       const submitted = await client.submitMany([
         { type: "noop" },
@@ -261,11 +263,12 @@ describe("redis storage: batching and fidelity", () => {
         { type: "report", delay: "1m", key: "report-7", timeout: "30s" },
       ]);
       for (const { id } of submitted) {
-        const encoding = await raw.send(["OBJECT", "ENCODING", keys.task(s.prefix, id)]);
-        assert.equal(encoding, "listpack", `task ${id}: ${JSON.stringify(await s.get(id))}`);
+        const encoding = await raw.send(["OBJECT", "ENCODING", keys.task(store.prefix, id)]);
+        assert.equal(encoding, "listpack", `task ${id}: ${JSON.stringify(await store.get(id))}`);
       }
     } finally {
       await raw.close();
+      await store.close();
     }
   });
 
