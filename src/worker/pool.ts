@@ -212,8 +212,10 @@ export class WorkerPool {
    */
   #follow(): void {
     const second = this.#lanes[1];
-    if (this.#slots(second) - second.active <= 0 || second.pumping) return;
-    setTimeout(() => this.#wakeLane(second), 0);
+    if (this.#slots(second) - second.active <= 0) return;
+    // A claim in flight may have been read before the work this wake announces: once more.
+    if (second.pumping) second.again = true;
+    else setTimeout(() => this.#wakeLane(second), 0);
   }
 
   /** This lane's share of the pool's slots. */

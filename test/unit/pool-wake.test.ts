@@ -10,6 +10,9 @@ import { WorkerPool } from "../../src/worker/pool.ts";
 import { LogFlusher } from "../../src/worker/log-flusher.ts";
 import { silentLogger } from "../../src/worker/middleware.ts";
 import type { Claimed, QueryStore, QueueStore } from "../../src/storage/storage.ts";
+import { MemoryStorage } from "../../src/storage/memory/memory-storage.ts";
+import { newTask } from "../../scripts/tools/new-task.ts";
+import { eventually } from "../../scripts/tools/wait.ts";
 
 type PoolStore = QueueStore & Pick<QueryStore, "get">;
 
@@ -90,5 +93,71 @@ describe("pool wake-ups at heldUntil", () => {
     await clock.advance(1_000);
     assert.deepEqual(claims, [1_000, 1_000]);
     assert.equal(clock.pendingTimers, 0);
+  });
+});
+
+describe("pool wake-ups while the second lane's claim is in flight", () => {
+  it("claims work announced during that claim, though the claim came back short", async () => {
+    const clock = new ManualClock(1_000);
+    const store = new MemoryStorage();
+    // The second lane's claim runs at once but its answer waits for `release`.
+    let hold: Promise<void> | null = null;
+    let release = () => {};
+    let claimsRun = 0;
+    const storage = new Proxy(store, {
+      get(target, name, receiver) {
+        if (name !== "claim") return Reflect.get(target, name, receiver);
+        return async (p: Parameters<MemoryStorage["claim"]>[0]) => {
+          const answer = await target.claim(p);
+          claimsRun++;
+          if (hold) await hold;
+          return answer;
+        };
+      },
+    }) as unknown as PoolStore;
+    const started: string[] = [];
+    const handlers = new Map([["t", {
+      handler: (_: unknown, ctx: { id: string }) => {
+        started.push(ctx.id);
+        return new Promise(() => {}); // holds its slot
+      },
+    }]]);
+    const running = new Map();
+    const p = new WorkerPool("default", 32, {
+      storage,
+      clock,
+      logger: silentLogger,
+      workerId: "w",
+      leaseMs: 60_000,
+      handlers,
+      middleware: [],
+      running,
+      logs: new LogFlusher(storage, clock, running, silentLogger),
+      onAttempt: () => {},
+      wantsAttempts: () => false,
+      onIdle: () => {},
+    });
+    const submit = (ids: string[]) =>
+      store.enqueue({
+        tasks: ids.map((id) => newTask(id, clock.now(), { type: "t" })),
+        now: clock.now(),
+      });
+    // 17 tasks: the first lane (16 slots) comes back full, so the second lane claims the 17th.
+    await submit(Array.from({ length: 17 }, (_, i) => `a${i}`));
+    p.start();
+    p.wake();
+    await eventually(() => started.length === 17, "the first 17 started");
+    // The second lane's next claim (after a wake) finds nothing, and its answer is held ...
+    hold = new Promise((r) => release = r);
+    const before = claimsRun;
+    p.wake();
+    await eventually(() => claimsRun === before + 1, "the second lane's claim ran");
+    // ... while a task is queued and announced (the first lane is full: the wake goes to it).
+    await submit(["late"]);
+    p.wake();
+    release();
+    hold = null;
+    await eventually(() => started.includes("late"), "the late task started", 2_000);
+    p.stop();
   });
 });

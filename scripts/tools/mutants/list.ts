@@ -1217,6 +1217,15 @@ export const MUTANTS: Mutant[] = [
     tests: ["test/unit/redis-storage.test.ts"],
     filter: "listpack",
   },
+  {
+    id: "second-lane-drops-wake",
+    why:
+      "work announced while the second claim lane's claim is in flight is claimed, not left to the poll",
+    file: "src/worker/pool.ts",
+    find: "    if (second.pumping) second.again = true;",
+    replace: "    if (second.pumping) return;",
+    tests: ["test/unit/pool-wake.test.ts"],
+  },
   // History shares (SchedulerOptions.history, SKEDULR_HISTORY).
   {
     id: "history-share-ignored",
