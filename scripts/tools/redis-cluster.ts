@@ -102,12 +102,19 @@ export async function startRedisCluster(
       await exited;
     },
     async failover(replica) {
-      cli(replica, "CLUSTER", "FAILOVER");
-      await eventually(
-        () => nodes.filter((n) => n.alive).every((n) => masterSeenBy(cli, n.port, replica)),
-        `node ${replica} to be a master on every node`,
-        20_000,
-      );
+      // A manual failover the master does not complete in time (its replication offset under
+      // load) is dropped by the replica without a word: ask again, up to three times.
+      const promoted = () =>
+        nodes.filter((n) => n.alive).every((n) => masterSeenBy(cli, n.port, replica));
+      for (let attempt = 1;; attempt++) {
+        cli(replica, "CLUSTER", "FAILOVER");
+        try {
+          await eventually(promoted, `node ${replica} to be a master on every node`, 10_000);
+          break;
+        } catch (error) {
+          if (attempt === 3) throw error;
+        }
+      }
       await handle.ready();
     },
     async ready(timeoutMs = 20_000) {
