@@ -17,6 +17,7 @@ import {
   type Debounce,
   type Dedupe,
   DEFAULT_MAX_STALLS,
+  DEFAULT_POOL,
   type FlowControl,
 } from "./task.ts";
 import {
@@ -472,7 +473,7 @@ export function normalise(spec: TaskSpec, now: number): ParsedSpec {
       : null,
     partitionKey: spec.partitionKey ?? null,
     priority: spec.priority ?? 0,
-    pool: spec.pool ?? "default",
+    pool: spec.pool ?? DEFAULT_POOL,
     runAt,
     everyMs: spec.every !== undefined ? ms(spec.every) : null,
     cron: spec.cron ?? null,

@@ -20,6 +20,9 @@ export type TaskStatus =
  */
 export const DEFAULT_MAX_STALLS = 3;
 
+/** The pool of a task whose spec names none. */
+export const DEFAULT_POOL = "default";
+
 /** The statuses a task ends in. */
 export type FinalStatus = "succeeded" | "dead" | "cancelled" | "expired";
 

@@ -16,6 +16,7 @@
  *   SKEDULR_EDGE_RUN          wall time one invocation claims for (default 20s): bounds its
  *                             CPU time too; the rest continues in a fresh invocation
  */
+import { DEFAULT_POOL } from "../core/task.ts";
 import { NEVER } from "../core/catch-up.ts";
 import type { FieldIssue } from "../core/errors.ts";
 import { parseDuration } from "../core/duration.ts";
@@ -129,7 +130,7 @@ export function parseEdgeConfig(env: object): { config: EdgeConfig | null; probl
  */
 export function edgeSpecRules(config: EdgeConfig): (spec: TaskSpec, at: string) => FieldIssue[] {
   return (spec, at) => {
-    const pool = spec.pool ?? "default";
+    const pool = spec.pool ?? DEFAULT_POOL;
     if (!config.pools.has(pool)) return [];
     if (spec.type !== "http") {
       return [{

@@ -108,6 +108,70 @@ describe("data layout", () => {
     await writer.close();
   });
 
+  it("a store of layout 2 is migrated by init(): its history (a zset then) listed the same, its hashes read the same", async () => {
+    const { name, prefix } = freshPrefix(admin);
+    // What layout 2 left: a task hash holding every field, and 2,500 attempts in a zset
+    // (member = 16-digit seq..json): three bounded migration steps.
+    await admin.send(["HSET", keys.meta(prefix), "layout", "2"]);
+    await admin.send(["SET", `${prefix}seq`, "5000"]);
+    await admin.send([
+      "HSET",
+      keys.task(prefix, "two-1"),
+      ...["id", "two-1", "type", "t", "pool", "default", "priority", "0", "attempt", "0"],
+      ...["maxRetries", "0", "order", "1", "seq", "2", "status", "queued"],
+      ...["body", JSON.stringify({ createdAt: 1 })],
+    ]);
+    await admin.send(["ZADD", `${prefix}all`, "1", "two-1"]);
+    await admin.send(["ZADD", `${prefix}ready:default`, "0", `${"2".padStart(16, "0")}two-1`]);
+    const at = Date.now();
+    const attempt = (i: number) => ({
+      taskId: `old-${i}`,
+      type: i % 2 ? "odd" : "even",
+      pool: "default",
+      attempt: 1,
+      status: "succeeded",
+      error: null,
+      startedAt: at - 1_000,
+      finishedAt: at - 500,
+      durationMs: 500,
+      workerId: "w",
+    });
+    for (let i = 0; i < 2_500; i += 500) {
+      const args: string[] = [];
+      for (let j = i; j < i + 500; j++) {
+        const seq = String(10 + j).padStart(16, "0");
+        args.push(String(10 + j), seq + JSON.stringify(attempt(j)));
+      }
+      await admin.send(["ZADD", `${prefix}history`, ...args]);
+    }
+    const node = new RedisStorage({ transport: connectRedisTcp(url), prefix: name });
+    await assert.rejects(node.stats(), refusal("2", /migrate the store first/));
+    await node.init();
+    assert.equal(await admin.send(["HGET", keys.meta(prefix), "layout"]), String(LAYOUT));
+    assert.equal(await admin.send(["EXISTS", `${prefix}history`]), 0);
+    assert.equal(await admin.send(["XLEN", `${prefix}attempts`]), 2_500);
+
+    const first = await node.history({ type: "odd", limit: 3 });
+    assert.deepEqual(first.items, [attempt(2_499), attempt(2_497), attempt(2_495)]);
+    const next = await node.history({ type: "odd", limit: 2, cursor: first.next! });
+    assert.deepEqual(next.items, [attempt(2_493), attempt(2_491)]);
+    const task = await node.get("two-1");
+    assert.deepEqual([task?.id, task?.pool, task?.attempt, task?.status], [
+      "two-1",
+      "default",
+      0,
+      "queued",
+    ]);
+    const owner = { workerId: "w", leaseMs: 10_000 };
+    const [claimed] = await node.claim({ pool: "default", max: 1, owner, now: Date.now() });
+    assert.equal(claimed?.id, "two-1");
+    const lease = { id: claimed.id, workerId: "w", token: claimed.token };
+    assert.ok(await node.complete({ lease, result: null, now: Date.now() }));
+    const newest = await node.history({ limit: 1 });
+    assert.deepEqual(newest.items.map((a) => [a.taskId, a.status]), [["two-1", "succeeded"]]);
+    await node.close();
+  });
+
   it("a store that never held a task takes this layout on its first call, without init()", async () => {
     const { name, prefix } = freshPrefix(admin);
     // Like a deployment of the Cloudflare Worker alone: nothing ever calls init().

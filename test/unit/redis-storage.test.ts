@@ -272,6 +272,55 @@ describe("redis storage: batching and fidelity", () => {
     }
   });
 
+  it("leaves fields at their defaults out of a task's hash, and reads hashes with them (0.2.0's) the same", async () => {
+    const url = await testRedisUrl();
+    const store = await open(url);
+    const raw = connectRedisTcp(url);
+    const fieldsOf = async (id: string) => {
+      const flat = await raw.send(["HGETALL", keys.task(store.prefix, id)]) as string[];
+      return flat.filter((_, i) => i % 2 === 0).sort();
+    };
+    try {
+      await store.enqueue({ tasks: [task("plain"), task("legacy")], now: T0 });
+      // The id is the key's; pool "default", priority 0, attempt 0 and maxRetries 0 are implied.
+      assert.deepEqual(await fieldsOf("plain"), ["body", "order", "seq", "status", "type"]);
+      const plain = await store.get("plain");
+      assert.equal(plain?.id, "plain");
+      assert.deepEqual(
+        [plain?.pool, plain?.priority, plain?.attempt, plain?.maxRetries],
+        ["default", 0, 0, 0],
+      );
+      // A hash as 0.2.0 wrote it holds every field: it reads, lists and runs the same.
+      await raw.send([
+        "HSET",
+        keys.task(store.prefix, "legacy"),
+        ...["id", "legacy", "pool", "default", "priority", "0", "attempt", "0"],
+        ...["maxRetries", "0"],
+      ]);
+      const legacy = await store.get("legacy");
+      assert.deepEqual({ ...legacy, id: "plain", order: 0 }, { ...plain, order: 0 });
+      const listed = await store.list({ pool: "default", limit: 10 });
+      assert.deepEqual(listed.items.map((t) => t.id).sort(), ["legacy", "plain"]);
+      const owner = { workerId: "w", leaseMs: 10_000 };
+      const claimed = await store.claim({ pool: "default", max: 10, owner, now: T0 });
+      assert.deepEqual(claimed.map((t) => [t.id, t.attempt, t.pool]), [
+        ["plain", 1, "default"],
+        ["legacy", 1, "default"],
+      ]);
+      for (const t of claimed) {
+        assert.ok(await store.complete({ lease: leaseOf(t, "w"), result: null, now: T0 + 1 }));
+      }
+      const done = await store.list({ status: "succeeded", pool: "default", limit: 10 });
+      assert.deepEqual(done.items.map((t) => [t.id, t.attempt]).sort(), [
+        ["legacy", 1],
+        ["plain", 1],
+      ]);
+    } finally {
+      await raw.close();
+      await store.close();
+    }
+  });
+
   it("claims a batch in priority order and completes concurrent calls in one go", async () => {
     const tasks = Array.from({ length: 60 }, (_, i) => task(`b${i}`, { priority: i % 3 }));
     await s.enqueue({ tasks, now: T0 });

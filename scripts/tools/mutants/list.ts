@@ -1218,6 +1218,24 @@ export const MUTANTS: Mutant[] = [
     filter: "listpack",
   },
   {
+    id: "task-hash-keeps-defaults",
+    why: "a task's hash leaves out its id and the fields at their defaults (memory per task)",
+    file: "src/storage/redis/lua/includes/insert.lua",
+    find: "  if a.priority ~= '0' then setIf(fields, 'priority', a.priority) end",
+    replace: "  setIf(fields, 'priority', a.priority)",
+    tests: ["test/unit/redis-storage.test.ts"],
+    filter: "defaults out",
+  },
+  {
+    id: "stored-pool-ignored",
+    why: "a pool other than the default, stored in the hash, is read back",
+    file: "src/storage/redis/codec.ts",
+    find: "    pool: f.pool ?? DEFAULT_POOL,",
+    replace: "    pool: DEFAULT_POOL,",
+    tests: ["test/conformance/redis.test.ts"],
+    filter: "pool",
+  },
+  {
     id: "second-lane-drops-wake",
     why:
       "work announced while the second claim lane's claim is in flight is claimed, not left to the poll",

@@ -96,12 +96,12 @@ function decodeClaimed(v: Value[], claim: ClaimItem): ClaimedTask {
     type: v[AT.type]!,
     status: "running",
     pool: claim.pool,
-    priority: Number(v[AT.priority]),
+    priority: Number(v[AT.priority] ?? 0),
     // The only read that gets header values (an http task's, a callback's): the handler
     // sends them.
     payload: storedPayload(v[AT.type]!, parse(v[AT.payload]), body, true),
     attempt: Number(v[AT.attempt]),
-    maxRetries: Number(v[AT.maxRetries]),
+    maxRetries: Number(v[AT.maxRetries] ?? 0),
     stalls: stalls === null ? 0 : Number(stalls),
     maxStalls: b.maxStalls,
     progress: null,

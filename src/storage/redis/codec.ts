@@ -12,6 +12,7 @@
 import {
   type Callback,
   DEFAULT_MAX_STALLS,
+  DEFAULT_POOL,
   type FlowControl,
   type NewTask,
   parentConditions,
@@ -190,21 +191,28 @@ export function encodeTaskInto(args: string[], t: NewTask): string | undefined {
 const numOrNull = (v: string | undefined) => (v === undefined ? null : Number(v));
 const jsonOrNull = (v: string | undefined) => (v === undefined ? null : JSON.parse(v));
 
-/** A task hash (flat HGETALL reply) as a record plus its creation order, or null when empty. */
-export function decodeTask(reply: RedisReply): { record: TaskRecord; order: number } | null {
+/**
+ * A task hash (flat HGETALL reply) as a record plus its creation order, or null when empty.
+ * The id comes from the reply (lua/includes/record.lua puts it in; layout-1 hashes hold it)
+ * or from `id`. Fields at their default are left out of the hash (lua/includes/insert.lua).
+ */
+export function decodeTask(
+  reply: RedisReply,
+  id?: string,
+): { record: TaskRecord; order: number } | null {
   const f = pairsToObject(reply);
-  if (f.id === undefined) return null;
+  if (f.status === undefined) return null;
   const body = JSON.parse(f.body) as StoredBody;
   const b = bodyFields(body);
   const record: TaskRecord = {
-    id: f.id,
+    id: f.id ?? id!,
     type: f.type,
     status: f.status as TaskStatus,
-    pool: f.pool,
-    priority: Number(f.priority),
+    pool: f.pool ?? DEFAULT_POOL,
+    priority: Number(f.priority ?? 0),
     payload: storedPayload(f.type, jsonOrNull(f.payload), body, false),
-    attempt: Number(f.attempt),
-    maxRetries: Number(f.maxRetries),
+    attempt: Number(f.attempt ?? 0),
+    maxRetries: Number(f.maxRetries ?? 0),
     stalls: Number(f.stalls ?? 0),
     maxStalls: b.maxStalls,
     progress: numOrNull(f.progress),

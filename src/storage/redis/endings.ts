@@ -8,6 +8,7 @@ import type { FailParams } from "../params.ts";
 import type { EndedFilter, Lease, LogBatch } from "../types.ts";
 import { Batcher } from "./batcher.ts";
 import { json } from "./codec.ts";
+import { encodeAttempt } from "./attempt-codec.ts";
 import type { RedisContext } from "./context.ts";
 import { logsArg } from "./task-logs.ts";
 
@@ -43,7 +44,7 @@ export function completeBatcher(ctx: RedisContext): Batcher<CompleteItem, boolea
 }
 
 /**
- * durationMs and the AttemptRecord JSON of a successful attempt this store claimed, as
+ * durationMs and the history entry (attempt-codec.ts) of a successful attempt this store claimed, as
  * lua/includes/attempts.lua's recordAttempt would build them from the stored task (the
  * script files them only while the lease is held); "" for the duration when the claim is not
  * known (the script builds them), and "-" for the entry when the attempt is to have none.
@@ -66,7 +67,7 @@ function historyEntry(c: CompleteItem): [string, string] {
     durationMs,
     workerId: c.lease.workerId,
   };
-  return [String(durationMs), JSON.stringify(entry)];
+  return [String(durationMs), encodeAttempt(entry)];
 }
 
 export function failBatcher(ctx: RedisContext): Batcher<FailParams, "retrying" | "dead" | null> {

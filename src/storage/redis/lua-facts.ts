@@ -7,6 +7,7 @@
 import {
   ALL_STATUSES,
   DEFAULT_MAX_STALLS,
+  DEFAULT_POOL,
   EXPIRABLE_STATUSES,
   FINAL_STATUSES,
   PRUNED_STATUS,
@@ -32,6 +33,7 @@ import {
 import { DURATION_SAMPLES } from "../stats.ts";
 import { TASK_EVENT_BUFFER, TASK_EVENT_CHUNK } from "../../core/task-event.ts";
 import { FLOW_KEYS_LISTED, FLOW_KEYS_SCAN } from "../types.ts";
+import { ATTEMPT_FIELDS } from "./attempt-codec.ts";
 import { CLAIMED_FIELDS } from "./claims.ts";
 import { TASK_ARGS } from "./codec.ts";
 import { Code } from "./codes.ts";
@@ -82,6 +84,7 @@ export const LUA_FACTS: readonly LuaFact[] = [
   { name: "DURATION_SAMPLES", value: DURATION_SAMPLES, from: "src/storage/stats.ts" },
   { name: "CASCADE_BUDGET", value: CASCADE_BUDGET, from: "src/storage/memory/cascade.ts" },
   { name: "DEFAULT_MAX_STALLS", value: DEFAULT_MAX_STALLS, from: "src/core/task.ts" },
+  { name: "DEFAULT_POOL", value: DEFAULT_POOL, from: "src/core/task.ts" },
   { name: "NEVER", value: NEVER, from: "src/core/catch-up.ts" },
   { name: "PRUNED_STATUS", value: PRUNED_STATUS, from: "src/core/task.ts" },
   { name: "SUBMIT_KEY_GRACE_MS", value: SUBMIT_KEY_GRACE_MS, from: "src/storage/redis/keys.ts" },
@@ -115,6 +118,11 @@ export const LUA_FACTS: readonly LuaFact[] = [
     name: "CLAIMED_AT",
     value: Object.fromEntries(CLAIMED_FIELDS.map((f, i) => [f, i + 1])),
     from: "src/storage/redis/claims.ts: CLAIMED_FIELDS, 1-based",
+  },
+  {
+    name: "ATTEMPT_AT",
+    value: Object.fromEntries(ATTEMPT_FIELDS.map((f, i) => [f, i + 1])),
+    from: "src/storage/redis/attempt-codec.ts: ATTEMPT_FIELDS, 1-based",
   },
 ];
 

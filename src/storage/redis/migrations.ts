@@ -41,6 +41,27 @@ function restamp(from: number, to: number, what: string): Migration {
   };
 }
 
+/**
+ * Layout 2 to 3: history moves from a sorted set of JSON members to a stream (a third of the
+ * memory per attempt), 1,000 attempts per call (lua/migrations/attemptsStream-1.lua).
+ */
+const attemptsStream: Migration = {
+  from: 2,
+  to: 3,
+  what: "history: the `history` zset becomes the `attempts` stream (entry <seq>-0, field a = " +
+    "the attempt's JSON); task hashes leave out id and fields at their defaults (pool " +
+    "default, priority, attempt and maxRetries 0), and hashes holding them read the same",
+  async run(ctx) {
+    for (;;) {
+      const [found] = await ctx.runner.run(MIGRATION_SCRIPTS.attemptsStream, [ctx.prefix], [
+        "2",
+        "3",
+      ]) as string[];
+      if (found !== "more") return;
+    }
+  },
+};
+
 /** Every migration, oldest first. */
 export const MIGRATIONS: readonly Migration[] = [
   restamp(
@@ -52,6 +73,7 @@ export const MIGRATIONS: readonly Migration[] = [
       "`expired` (status:expired, totals.expired); callbacks: the task fields cb and cbn; " +
       "new keys only, absent = no limit, no expiry and no callback, so nothing is rewritten",
   ),
+  attemptsStream,
 ];
 
 /**

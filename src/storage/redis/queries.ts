@@ -11,6 +11,7 @@ import { ALL_STATUSES, type TaskStatus } from "../../core/task.ts";
 import type { HistoryFilter, Page, PageRequest, StorageStats, TaskFilter } from "../types.ts";
 import { attemptMatcher, pageLimit, taskMatcher } from "../filter.ts";
 import { durationStats, type StatsWithSamples } from "../stats.ts";
+import { decodeAttempt } from "./attempt-codec.ts";
 import { decodeTask } from "./codec.ts";
 import type { RedisContext } from "./context.ts";
 import { storageError } from "./faults.ts";
@@ -89,9 +90,9 @@ export async function listChildren(
   if (ids.length === 0) return { items: [], next };
   const rows = await ctx.transport.pipeline(ids.map((c) => ["HGETALL", keys.task(ctx.prefix, c)]));
   const items: TaskRecord[] = [];
-  for (const row of rows) {
+  for (const [i, row] of rows.entries()) {
     if (row instanceof Error) throw storageError(row);
-    const decoded = decodeTask(row);
+    const decoded = decodeTask(row, ids[i]);
     if (decoded) items.push(decoded.record);
   }
   return { items, next };
@@ -129,7 +130,7 @@ export async function listHistory(
     bound = String(reply[0]);
     if (bound && Number(bound.slice(1)) <= floor) bound = "";
     for (let i = 1; i + 1 < reply.length; i += 2) {
-      const attempt = JSON.parse(String(reply[i + 1])) as AttemptRecord;
+      const attempt = decodeAttempt(String(reply[i + 1]));
       // Attempts before the creation belong to an earlier task of the same id (row retention
       // dropped it, history kept them): not this task's.
       if (match(attempt) && Number(reply[i]) > floor) {

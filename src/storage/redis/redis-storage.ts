@@ -202,8 +202,8 @@ export class RedisStorage extends QueueForwarder implements Storage {
   // Queries.
 
   async get(id: string): Promise<TaskRecord | null> {
-    return decodeTask(await this.#ctx.transport.send(["HGETALL", keys.task(this.#ctx.prefix, id)]))
-      ?.record ?? null;
+    const reply = await this.#ctx.transport.send(["HGETALL", keys.task(this.#ctx.prefix, id)]);
+    return decodeTask(reply, id)?.record ?? null;
   }
 
   list(filter: TaskFilter): Promise<Page<TaskRecord>> {

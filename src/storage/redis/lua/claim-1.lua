@@ -110,7 +110,7 @@ local function take(now, pool, max, workerId, leaseUntil)
       if v[STATUS] == 'queued' then
         local fk = v[FK]
         local room, why, behind = 1, nil, false
-        local score = -tonumber(v[PRIORITY])
+        local score = -(tonumber(v[PRIORITY]) or 0)
         -- Most keys have room: one INCRBY takes it. The rest take the full path.
         local quick = fk and flowQuickTake(fk)
         if fk and not quick then
@@ -157,7 +157,7 @@ local function take(now, pool, max, workerId, leaseUntil)
   for i = 1, #picked do
     local id, v = picked[i][1], picked[i][2]
     local k = tkey(id)
-    local attempt, token = tonumber(v[ATTEMPT]) + 1, text(claimSeq + i)
+    local attempt, token = (tonumber(v[ATTEMPT]) or 0) + 1, text(claimSeq + i)
     redis.call('HSET', k, 'status', 'running', 'attempt', text(attempt), 'startedAt', now,
       'workerId', workerId, 'claimSeq', token)
     if v[PROGRESS] then redis.call('HDEL', k, 'progress') end

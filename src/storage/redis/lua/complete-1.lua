@@ -69,11 +69,12 @@ for i = 3, #ARGV, 8 do
       redis.call('HSET', k, 'result', result, 'finishedAt', nowText, 'status', 'succeeded')
       defer('ZREM', LEASES, id)
       defer('ZADD', FINISHED, seq, 's' .. id)
-      fastByPool[v[3]] = (fastByPool[v[3]] or 0) + 1
+      local pool = v[3] or DEFAULT_POOL
+      fastByPool[pool] = (fastByPool[pool] or 0) + 1
       fast = fast + 1
       finishedAny = true
       if v[8] then flowStopped(v[8], now) end
-      taskEvent('succeeded', id, v[4], v[3], nowText, v[9])
+      taskEvent('succeeded', id, v[4], pool, nowText, v[9])
     end
     out[#out + 1] = 1
   elseif v[1] == 'succeeded' and v[7] == token then

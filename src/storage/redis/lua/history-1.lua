@@ -3,7 +3,7 @@
 
   FLAGS allow-oom      (a read: a full Redis still answers it; as a function, a script
                        without flags would be refused there as a possible writer)
-  KEYS[1]  key prefix `<name>:{<tag>}:` (derives history)
+  KEYS[1]  key prefix `<name>:{<tag>}:` (derives attempts)
   ARGV[1]  upper bound on the history seq: "+inf", or "(<seq>" (exclusive, from a cursor)
   ARGV[2]  attempt statuses wanted, comma-separated, or "" for any
   ARGV[3]  type, or "" for any
@@ -12,27 +12,50 @@
   ARGV[6]  want: stop after this many candidates
   ARGV[7]  budget: stop after examining this many attempts
 
-  Returns {nextBound, seq, json, seq, json, ...}; nextBound is "(<seq>" to continue from,
-  or "" when history is exhausted.
+  Returns {nextBound, seq, entry, seq, entry, ...} (an entry as attempt-codec.ts encodes
+  it); nextBound is "(<seq>" to continue from, or "" when history is exhausted.
 ]]
 --- @include "prefix"
 --- @include "listing"
 
 local matches = listingFilter(ARGV[2], ARGV[3], ARGV[4])
 local q = ARGV[5]
+local want, budget = tonumber(ARGV[6]), tonumber(ARGV[7])
 
-return scanNewestFirst(P .. 'history', ARGV[1], tonumber(ARGV[6]), tonumber(ARGV[7]),
-  function(member, seq, out)
-    local json = string.sub(member, SEQ_WIDTH + 1)
+-- Entry ids are "<seq>-0" (includes/attempts.lua); a cursor names a seq.
+local bound = ARGV[1] == '+inf' and '+' or (ARGV[1] .. '-0')
+local out = {''}
+local examined, found, exhausted, last = 0, 0, false, nil
+while examined < budget and found < want do
+  local step = math.min(200, budget - examined)
+  local page = redis.call('XREVRANGE', P .. 'attempts', bound, '-', 'COUNT', step)
+  for i, entry in ipairs(page) do
+    local seq = string.match(entry[1], '^%d+')
+    bound, last = '(' .. entry[1], seq
+    examined = examined + 1
+    local json = entry[2][2]
     local a = cjson.decode(json)
-    if not matches(a.status, a.type, a.pool) then return false end
-    if q ~= '' then
-      local message = type(a.error) == 'table' and a.error.message or ''
-      if not mayContain(a.taskId .. ' ' .. a.type .. ' ' .. tostring(message), q) then
-        return false
+    local kind = a[ATTEMPT_AT.type]
+    local keep = matches(a[ATTEMPT_AT.status], kind, a[ATTEMPT_AT.pool])
+    if keep and q ~= '' then
+      local e = a[ATTEMPT_AT.error]
+      local message = type(e) == 'table' and e.message or ''
+      keep = mayContain(a[ATTEMPT_AT.taskId] .. ' ' .. kind .. ' ' .. tostring(message), q)
+    end
+    if keep then
+      out[#out + 1] = seq
+      out[#out + 1] = json
+      found = found + 1
+      if found >= want then
+        exhausted = i == #page and #page < step
+        break
       end
     end
-    out[#out + 1] = seq
-    out[#out + 1] = json
-    return true
-  end)
+  end
+  if #page < step and found < want then
+    exhausted = true
+    break
+  end
+end
+out[1] = (exhausted or not last) and '' or ('(' .. last)
+return out

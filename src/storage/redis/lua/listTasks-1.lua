@@ -30,7 +30,7 @@ local q = ARGV[6]
 return scanNewestFirst(P .. ARGV[1], ARGV[2], tonumber(ARGV[7]), tonumber(ARGV[8]),
   function(id, _, out)
     local v = redis.call('HMGET', tkey(id), 'status', 'type', 'pool', 'key', 'payload', 'error')
-    if not v[1] or not matches(v[1], v[2], v[3]) then return false end
+    if not v[1] or not matches(v[1], v[2], v[3] or DEFAULT_POOL) then return false end
     if q ~= '' then
       local message = ''
       if v[6] then message = cjson.decode(v[6]).message or '' end

@@ -8,13 +8,15 @@
 --- @include "retention"
 --- @include "json-name"
 
--- Files one finished attempt: its history entry (`json`, an AttemptRecord; '-' for none, the
+-- Files one finished attempt: its history entry (`json`, src/storage/redis/attempt-codec.ts:
+-- an AttemptRecord's values as a JSON array; '-' for none, the
 -- type's history being sampled or off) and its duration (text, ms) among the type's samples.
--- Returns the attempt's seq as fixed-width text.
+-- Returns the attempt's seq as fixed-width text (a score: Redis parses it as a number).
 local function fileAttempt(type, json, duration, now)
-  -- The member's fixed-width seq prefix doubles as its score (Redis parses it as a number).
-  local hseq = string.format(SEQ_FORMAT, nextSeq())
-  if json ~= '-' then defer('ZADD', P .. 'history', hseq, hseq .. json) end
+  local seq = nextSeq()
+  local hseq = string.format(SEQ_FORMAT, seq)
+  -- pcall: an entry someone wrote ahead of the counter must never fail the transition.
+  if json ~= '-' then redis.pcall('XADD', P .. 'attempts', text(seq) .. '-0', 'a', json) end
   if not sampledTypes[type] then
     sampledTypes[type] = true
     redis.call('ZADD', P .. 'types', 'NX', hseq, type)
@@ -32,10 +34,10 @@ local function recordAttempt(t, status, errorJson, now, noEntry)
   local startedAt = t.startedAt or now
   local duration = text(math.max(0, now - startedAt))
   if noEntry then return fileAttempt(t.type, '-', duration, now) end
-  local json = '{"taskId":' .. name(t.id) .. ',"type":' .. name(t.type) .. ',"pool":' ..
-    name(t.pool) .. ',"attempt":' .. text(t.attempt) .. ',"status":"' .. status ..
-    '","error":' .. (errorJson or 'null') .. ',"startedAt":' .. text(startedAt) ..
-    ',"finishedAt":' .. text(now) .. ',"durationMs":' .. duration .. ',"workerId":' ..
-    name(t.workerId or '') .. '}'
+  -- In ATTEMPT_FIELDS order (taskId, type, pool, attempt, status, error, startedAt,
+  -- finishedAt, durationMs, workerId).
+  local json = '[' .. name(t.id) .. ',' .. name(t.type) .. ',' .. name(t.pool) .. ',' ..
+    text(t.attempt) .. ',"' .. status .. '",' .. (errorJson or 'null') .. ',' ..
+    text(startedAt) .. ',' .. text(now) .. ',' .. duration .. ',' .. name(t.workerId or '') .. ']'
   fileAttempt(t.type, json, duration, now)
 end

@@ -11,6 +11,7 @@
 --- @include "values"
 --- @include "seq"
 --- @include "move"
+--- @include "record"
 
 -- The task's `cb` field is "<initials of its statuses>:<pool>" (codec.ts callbackField);
 -- t.cb is false when load() found none, nil when it was not loaded. The callback's id counts
@@ -35,9 +36,13 @@ local function addCallback(t, status, now)
   -- JSON text built here, never re-encoded: the snapshot is a list of strings.
   local payload = '{"event":"task.' .. status .. '","taskId":' .. cjson.encode(t.id) .. '}'
   local body = '{"createdAt":' .. text(now) .. ',' .. CALLBACK_BODY .. ',"snapshot":' ..
-    cjson.encode(redis.call('HGETALL', k)) .. '}'
+    cjson.encode(record(t.id)) .. '}'
   redis.call('ZADD', P .. 'all', order, id)
-  enter({id = id, pool = pool, priority = 0, order = order}, 'queued', now, {'id', id,
-    'type', CALLBACK_TYPE, 'pool', pool, 'priority', '0', 'payload', payload, 'body', body,
-    'attempt', '0', 'maxRetries', text(CALLBACK_MAX_RETRIES), 'order', order})
+  local fields = {'type', CALLBACK_TYPE, 'payload', payload, 'body', body, 'maxRetries',
+    text(CALLBACK_MAX_RETRIES), 'order', order}
+  if pool ~= DEFAULT_POOL then
+    fields[#fields + 1] = 'pool'
+    fields[#fields + 1] = pool
+  end
+  enter({id = id, pool = pool, priority = 0, order = order}, 'queued', now, fields)
 end

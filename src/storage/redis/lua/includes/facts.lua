@@ -2,7 +2,7 @@
   The facts the scripts share with TypeScript. Generated from src/storage/redis/lua-facts.ts
   by scripts/tools/gen-lua.ts: do not edit. A script carries the lines it names.
 ]]
-local LAYOUT = '2' -- src/storage/redis/layout.ts
+local LAYOUT = '3' -- src/storage/redis/layout.ts
 local UNVERSIONED_LAYOUT = '1' -- src/storage/redis/layout.ts
 local LAYOUT_ERROR = 'SKEDULR_LAYOUT' -- src/storage/redis/layout.ts
 local Code = {ok = 0, notFound = -1, idInUse = -2, keyHeld = -3, unknownParent = -4, capacity = -5, wrongStatus = -6, scheduleIdInUse = -7} -- src/storage/redis/codes.ts
@@ -17,6 +17,7 @@ local SEQ_FORMAT = '%016d' -- src/storage/redis/keys.ts: SEQ_WIDTH
 local DURATION_SAMPLES = 1000 -- src/storage/stats.ts
 local CASCADE_BUDGET = 1000 -- src/storage/memory/cascade.ts
 local DEFAULT_MAX_STALLS = 3 -- src/core/task.ts
+local DEFAULT_POOL = 'default' -- src/core/task.ts
 local NEVER = 8640000000000000 -- src/core/catch-up.ts
 local PRUNED_STATUS = 'pruned' -- src/core/task.ts
 local SUBMIT_KEY_GRACE_MS = 60000 -- src/storage/redis/keys.ts
@@ -39,3 +40,4 @@ local CALLBACK_ID_PREFIX = '__cb_' -- src/core/callback.ts
 local CALLBACK_ID_PROBES = 100 -- src/core/callback.ts
 local CALLBACK_BODY = '"timeoutMs":null,"backoff":{"type":"exponential","baseMs":5000,"maxMs":600000,"jitter":0.1},"scheduleId":null,"dependsOn":[],"onSuccessOf":null,"onFailureOf":null,"maxStalls":3' -- src/core/callback.ts: callbackTask's body fields but createdAt, as JSON members
 local CLAIMED_AT = {status = 1, attempt = 2, progress = 3, type = 4, priority = 5, payload = 6, maxRetries = 7, error = 8, runAt = 9, key = 10, body = 11, stalls = 12, expiresAt = 13, fk = 14} -- src/storage/redis/claims.ts: CLAIMED_FIELDS, 1-based
+local ATTEMPT_AT = {taskId = 1, type = 2, pool = 3, attempt = 4, status = 5, error = 6, startedAt = 7, finishedAt = 8, durationMs = 9, workerId = 10} -- src/storage/redis/attempt-codec.ts: ATTEMPT_FIELDS, 1-based

@@ -22,7 +22,8 @@ local function unparkFlow(key, now, most)
     for i = 1, #moved, 2 do
       local member = moved[i]
       local id = string.sub(member, SEQ_WIDTH + 1)
-      local pool = redis.call('HGET', tkey(id), 'pool')
+      local row = redis.call('HMGET', tkey(id), 'status', 'pool')
+      local pool = row[1] and (row[2] or DEFAULT_POOL)
       members[#members + 1] = member
       if pool then
         redis.call('ZADD', P .. 'ready:' .. pool, moved[i + 1], member)

@@ -52,8 +52,11 @@ end
 -- the cancel reason (when a parent already ended the wrong way).
 local function insertTask(a, now)
   local order = nextSeq()
-  local fields = {'id', a.id, 'type', a.type, 'pool', a.pool, 'priority', a.priority,
-    'body', a.body, 'attempt', '0', 'maxRetries', a.maxRetries, 'order', order}
+  -- Fields at their defaults are left out (load.lua, codec.ts): the hash stays small.
+  local fields = {'type', a.type, 'body', a.body, 'order', order}
+  if a.pool ~= DEFAULT_POOL then setIf(fields, 'pool', a.pool) end
+  if a.priority ~= '0' then setIf(fields, 'priority', a.priority) end
+  if a.maxRetries ~= '0' then setIf(fields, 'maxRetries', a.maxRetries) end
   setIf(fields, 'payload', a.payload)
   setIf(fields, 'runAt', a.runAt and int(a.runAt))
   setIf(fields, 'key', a.key)

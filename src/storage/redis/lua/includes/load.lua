@@ -13,12 +13,15 @@ local FIELDS = {'status', 'workerId', 'type', 'pool', 'attempt', 'startedAt', 'k
   'children', 'maxRetries', 'priority', 'seq', 'order', 'runAt', 'claimSeq', 'fk', 'cb'}
 
 local function isOne(v) return v == '1' end
+-- Left out of the hash at their default (insert.lua).
+local function num0(v) return num(v) or 0 end
+local function poolOf(v) return v or DEFAULT_POOL end
 -- Absent is false, not nil: finish() knows the field was read (none: no callback).
 local function loaded(v) return v or false end
 -- How each loaded field is read; a field not listed stays text (absent: nil).
 local READ = {
-  workerId = str, attempt = num, startedAt = num, key = str, children = isOne,
-  maxRetries = num, priority = num, seq = num, order = num, runAt = num, claimSeq = str,
+  workerId = str, pool = poolOf, attempt = num0, startedAt = num, key = str, children = isOne,
+  maxRetries = num0, priority = num0, seq = num, order = num, runAt = num, claimSeq = str,
   cb = loaded,
 }
 
@@ -36,6 +39,8 @@ end
 
 -- The fields a filing step needs that a light load skipped.
 local function need(t, field)
-  if t[field] == nil then t[field] = num(redis.call('HGET', tkey(t.id), field)) end
+  if t[field] == nil then
+    t[field] = num(redis.call('HGET', tkey(t.id), field)) or (field == 'priority' and 0 or nil)
+  end
   return t[field]
 end

@@ -11,8 +11,11 @@
                              layout: the layout version (absent on a prefix written before
                              versions: UNVERSIONED_LAYOUT; stamped by the first call on a
                              store that never held a task); see docs/UPGRADING.md
-    task:<id>        hash    the task record, absent field = null: the fields scripts use
-                             (id, type, pool, priority, maxRetries, key, runAt, status,
+    task:<id>        hash    the task record, absent field = null, except pool (absent =
+                             DEFAULT_POOL), priority, attempt and maxRetries (absent = 0),
+                             left out at those defaults; the id is the key's (hashes of
+                             layout 1 and 2 hold id and the defaults). The fields scripts use
+                             (type, pool, priority, maxRetries, key, runAt, status,
                              attempt, startedAt, finishedAt, workerId, progress, result,
                              error, cancelReason, expiresAt, fk: the flow key, wf: waitingFor
                              while parked), `payload` (JSON), `body` (JSON of the
@@ -27,7 +30,7 @@
                              cb (its callback: "<initials of on>:<pool>", the spec itself
                              in body; includes/callback.lua), cbn (callbacks made for it
                              and ids skipped); a callback task's body carries `snapshot`,
-                             the ended task's hash as HGETALL gave it
+                             the ended task's hash as includes/record.lua gives it
     children:<id>    list    "<s|f><childId>": a waiting child and the outcome it needs
     logs:<id>        list    the task's log lines (JSON), oldest first, at most
                              MAX_TASK_LOG_LINES and MAX_TASK_LOG_BYTES; their bytes and
@@ -77,7 +80,9 @@
                              claim to its window and to the newest `max`; deleted with the
                              limit
     totals           hash    succeeded / failedAttempts / dead / stalled / expired
-    history          zset    finished attempts, score = history seq, member = seq..json
+    attempts         stream  finished attempts (includes/attempts.lua), entry `<seq>-0`
+                             (the history seq), field a = AttemptRecord JSON; trimmed by
+                             history retention (includes/retention.lua)
     types            zset    task types with duration samples, score = first use
     durations:<type> list    latest duration samples (ms), newest first, DURATION_SAMPLES
     events           channel pub/sub (PUBLISH), JSON events

@@ -14,18 +14,34 @@ local RETENTION = {maxAgeMs = math.huge, maxCount = math.huge} --- @per-call
 local NOW = 0 --- @per-call
 local recorded, finishedAny, sampledTypes = false, false, {} --- @per-call
 
+-- Whether the attempt of stream entry `entry` is past maxAgeMs at `now`.
+local function tooOld(entry, now)
+  local ok, a = pcall(cjson.decode, entry[2][2])
+  local at = ok and type(a) == 'table' and tonumber(a[ATTEMPT_AT.finishedAt]) or nil
+  return at ~= nil and now - at > RETENTION.maxAgeMs
+end
+
 -- History retention: the newest maxCount attempts, none older than maxAgeMs.
 local function trimHistory(now)
-  local h = P .. 'history'
-  local excess = redis.call('ZCARD', h) - RETENTION.maxCount
-  if excess > 0 then redis.call('ZREMRANGEBYRANK', h, 0, excess - 1) end
-  -- Oldest first, a bounded number per call (later calls continue).
-  for _ = 1, 1000 do
-    local oldest = redis.call('ZRANGE', h, 0, 0)[1]
-    if not oldest then break end
-    local at = tonumber(string.match(oldest, '"finishedAt":(%-?%d+)'))
-    if not at or now - at <= RETENTION.maxAgeMs then break end
-    redis.call('ZREMRANGEBYRANK', h, 0, 0)
+  local h = P .. 'attempts'
+  if redis.call('XLEN', h) > RETENTION.maxCount then
+    redis.call('XTRIM', h, 'MAXLEN', RETENTION.maxCount)
+  end
+  -- Oldest first, at most 1000 per call (later calls continue); mostly one read.
+  local oldest = redis.call('XRANGE', h, '-', '+', 'COUNT', 1)
+  if #oldest == 0 or not tooOld(oldest[1], now) then return end
+  local page = redis.call('XRANGE', h, '-', '+', 'COUNT', 1000)
+  local keep = nil
+  for _, entry in ipairs(page) do
+    if not tooOld(entry, now) then
+      keep = entry[1]
+      break
+    end
+  end
+  if keep then
+    redis.call('XTRIM', h, 'MINID', keep)
+  else
+    redis.call('XTRIM', h, 'MINID', text(tonumber(string.match(page[#page][1], '^%d+')) + 1))
   end
   for type in pairs(sampledTypes) do
     redis.call('LTRIM', P .. 'durations:' .. type, 0, DURATION_SAMPLES - 1)

@@ -18,11 +18,12 @@ local function revive(t, now)
     redis.call('HSET', P .. 'keys', t.key, t.id)
   end
   redis.call('HDEL', tkey(t.id), 'error', 'result', 'progress', 'startedAt', 'finishedAt',
-    'cancelReason', 'pending', 'runAt', 'stalls', 'claimSeq', 'expiresAt')
+    'cancelReason', 'pending', 'runAt', 'stalls', 'claimSeq', 'expiresAt', 'attempt')
   -- A resubmitted task starts over without an expiry.
   redis.call('ZREM', P .. 'expiries', t.id)
   t.runAt = nil
-  move(t, 'queued', now, {'attempt', 0})
+  t.attempt = 0
+  move(t, 'queued', now)
   taskEvent('resubmitted', t.id, t.type, t.pool, now)
   return Code.ok
 end
