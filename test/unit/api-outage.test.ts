@@ -8,6 +8,7 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import process from "node:process";
+import { readFileSync } from "node:fs";
 import { createApp } from "../../routes/app.ts";
 import { ConfigError, parseWorkerConfig, Scheduler, silentLogger } from "../../src/mod.ts";
 import { RedisStorage } from "../../src/storage/redis/redis-storage.ts";
@@ -54,9 +55,13 @@ class Outage {
     return createApp({ scheduler: this.scheduler, requestTimeoutMs });
   }
 
-  pause(): void {
+  /** SIGSTOP, then waits until the kernel shows it stopped (a command already on its way
+   * could otherwise still be answered). */
+  async pause(): Promise<void> {
     process.kill(this.server.pid, "SIGSTOP");
     this.#stopped = true;
+    const state = () => readFileSync(`/proc/${this.server.pid}/stat`, "utf8").split(") ")[1][0];
+    await eventually(() => state() === "T", "redis-server stopped", 2_000);
   }
 
   resume(): void {
@@ -120,7 +125,7 @@ describe("api outage: Redis paused, killed, full", () => {
   it("paused: 503 storage within the deadline, healthz 503 within 1 s, then back", async () => {
     const app = o.app(500);
     assert.equal((await call(app, "GET", "/skedulr/healthz")).status, 200);
-    o.pause();
+    await o.pause();
     const answers = await threeCalls(app, "paused-1");
     for (const [i, a] of answers.entries()) {
       assertUnavailable(
@@ -153,7 +158,7 @@ describe("api outage: Redis paused, killed, full", () => {
 
   it("paused, default deadline: 503 after about 2 s, naming 2000 ms", async () => {
     const app = o.app();
-    o.pause();
+    await o.pause();
     try {
       const a = await call(app, "GET", `${T}/default-1`);
       assertUnavailable(a, 3_000, /no answer within 2000 ms/, "GET at the default deadline");
@@ -252,7 +257,7 @@ describe("api outage: through a real server", () => {
       hostname: "127.0.0.1",
       requestTimeoutMs: 12_000,
     });
-    o.pause();
+    await o.pause();
     try {
       const started = Date.now();
       const res = await fetch(`http://127.0.0.1:${server.port}${T}`);

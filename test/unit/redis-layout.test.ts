@@ -121,7 +121,16 @@ describe("data layout", () => {
       ...["maxRetries", "0", "order", "1", "seq", "2", "status", "queued"],
       ...["body", JSON.stringify({ createdAt: 1 })],
     ]);
-    await admin.send(["ZADD", `${prefix}all`, "1", "two-1"]);
+    await admin.send([
+      "HSET",
+      keys.task(prefix, "two-0"),
+      ...["id", "two-0", "type", "t", "pool", "default", "priority", "0", "attempt", "1"],
+      ...["maxRetries", "0", "order", "0", "status", "succeeded", "finishedAt", "1"],
+      ...["body", JSON.stringify({ createdAt: 0 })],
+    ]);
+    await admin.send(["HSET", `${prefix}counts`, "queued", "1", "succeeded", "1"]);
+    await admin.send(["ZADD", `${prefix}all`, "0", "two-0", "1", "two-1"]);
+    await admin.send(["ZADD", `${prefix}finished`, "3", "stwo-0"]);
     await admin.send(["ZADD", `${prefix}ready:default`, "0", `${"2".padStart(16, "0")}two-1`]);
     const at = Date.now();
     const attempt = (i: number) => ({
@@ -150,6 +159,13 @@ describe("data layout", () => {
     assert.equal(await admin.send(["HGET", keys.meta(prefix), "layout"]), String(LAYOUT));
     assert.equal(await admin.send(["EXISTS", `${prefix}history`]), 0);
     assert.equal(await admin.send(["XLEN", `${prefix}attempts`]), 2_500);
+    assert.equal(await admin.send(["EXISTS", `${prefix}all`]), 0);
+    assert.deepEqual(await admin.send(["ZRANGE", `${prefix}finished`, "0", "-1"]), ["s0:two-0"]);
+    const listed = await node.list({ limit: 10 });
+    assert.deepEqual(listed.items.map((t) => [t.id, t.status]), [
+      ["two-1", "queued"],
+      ["two-0", "succeeded"],
+    ]);
 
     const first = await node.history({ type: "odd", limit: 3 });
     assert.deepEqual(first.items, [attempt(2_499), attempt(2_497), attempt(2_495)]);

@@ -1236,6 +1236,22 @@ export const MUTANTS: Mutant[] = [
     filter: "pool",
   },
   {
+    id: "all-directory-keeps-empty-bucket",
+    why: "a bucket of the all index that pruning emptied leaves the directory",
+    file: "src/storage/redis/lua/includes/all-index.lua",
+    find: "    if redis.call('EXISTS', key) == 0 then",
+    replace: "    if false then",
+    tests: ["test/unit/redis-all-index.test.ts"],
+  },
+  {
+    id: "all-scan-skips-a-bucket",
+    why: "a listing steps from each bucket of the all index to the next, skipping none",
+    file: "src/storage/redis/lua/includes/all-index.lua",
+    find: "    bound = '(' .. (tonumber(n) * ALL_BUCKET)",
+    replace: "    bound = '(' .. ((tonumber(n) - 1) * ALL_BUCKET)",
+    tests: ["test/unit/redis-all-index.test.ts"],
+  },
+  {
     id: "second-lane-drops-wake",
     why:
       "work announced while the second claim lane's claim is in flight is claimed, not left to the poll",

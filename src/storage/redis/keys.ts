@@ -85,6 +85,13 @@ export const INDEXED_STATUSES: ReadonlySet<TaskStatus> = new Set([
 ]);
 
 /**
+ * Creation orders per bucket of the `all` index (`all:<n>`, n = floor(order / ALL_BUCKET)):
+ * at most this many tasks, within Redis's default zset-max-listpack-entries (128), so every
+ * bucket stays a compact listpack (lua/includes/all-index.lua).
+ */
+export const ALL_BUCKET = 128;
+
+/**
  * Width of the sequence number that prefixes members of ready, delayed, schedule and history
  * sets: zero-padded, so members with equal scores sort by it.
  */

@@ -42,18 +42,19 @@ function restamp(from: number, to: number, what: string): Migration {
 }
 
 /**
- * Layout 2 to 3: history moves from a sorted set of JSON members to a stream (a third of the
- * memory per attempt), 1,000 attempts per call (lua/migrations/attemptsStream-1.lua).
+ * Layout 2 to 3: smaller records (lua/migrations/compactRecords-1.lua, 1,000 entries a call).
  */
-const attemptsStream: Migration = {
+const compactRecords: Migration = {
   from: 2,
   to: 3,
   what: "history: the `history` zset becomes the `attempts` stream (entry <seq>-0, field a = " +
-    "the attempt's JSON); task hashes leave out id and fields at their defaults (pool " +
-    "default, priority, attempt and maxRetries 0), and hashes holding them read the same",
+    "the attempt's values as a JSON array); the `all` zset becomes buckets all:<n> of " +
+    "ALL_BUCKET orders listed in allb; `finished` members carry the task's order; task " +
+    "hashes leave out id and fields at their defaults (pool default, priority, attempt and " +
+    "maxRetries 0), and hashes holding them read the same",
   async run(ctx) {
     for (;;) {
-      const [found] = await ctx.runner.run(MIGRATION_SCRIPTS.attemptsStream, [ctx.prefix], [
+      const [found] = await ctx.runner.run(MIGRATION_SCRIPTS.compactRecords, [ctx.prefix], [
         "2",
         "3",
       ]) as string[];
@@ -73,7 +74,7 @@ export const MIGRATIONS: readonly Migration[] = [
       "`expired` (status:expired, totals.expired); callbacks: the task fields cb and cbn; " +
       "new keys only, absent = no limit, no expiry and no callback, so nothing is rewritten",
   ),
-  attemptsStream,
+  compactRecords,
 ];
 
 /**

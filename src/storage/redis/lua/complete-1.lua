@@ -41,7 +41,7 @@ RETENTION.maxAgeMs, RETENTION.maxCount = tonumber(ARGV[1]), tonumber(ARGV[2])
 
 local LEASES, FINISHED = P .. 'leases', P .. 'finished'
 local HOT_FIELDS = {'status', 'workerId', 'pool', 'type', 'key', 'children', 'claimSeq', 'fk',
-  'attempt', 'cb'}
+  'attempt', 'cb', 'order'}
 local fast, fastByPool = 0, {}
 local out = {}
 for i = 3, #ARGV, 8 do
@@ -68,7 +68,7 @@ for i = 3, #ARGV, 8 do
       local seq = fileAttempt(v[4], json, ARGV[i + 5], now)
       redis.call('HSET', k, 'result', result, 'finishedAt', nowText, 'status', 'succeeded')
       defer('ZREM', LEASES, id)
-      defer('ZADD', FINISHED, seq, 's' .. id)
+      defer('ZADD', FINISHED, seq, finishedMember('succeeded', v[11], id))
       local pool = v[3] or DEFAULT_POOL
       fastByPool[pool] = (fastByPool[pool] or 0) + 1
       fast = fast + 1

@@ -4,8 +4,8 @@
   FLAGS allow-oom      (a read: a full Redis still answers it; as a function, a script
                        without flags would be refused there as a possible writer)
   KEYS[1]  key prefix `<name>:{<tag>}:`
-  ARGV[1]  index: "all", or "status:<status>" when the filter names one indexed status
-           (waiting, dead, cancelled)
+  ARGV[1]  index: "all" (its buckets: includes/all-index.lua), or "status:<status>" when
+           the filter names one indexed status (waiting, dead, cancelled, expired)
   ARGV[2]  upper bound on order: "+inf", or "(<order>" (exclusive, from a cursor)
   ARGV[3]  statuses wanted, comma-separated, or "" for any
   ARGV[4]  type, or "" for any
@@ -22,22 +22,26 @@
 --- @include "prefix"
 --- @include "tkey"
 --- @include "record"
+--- @include "all-index"
 --- @include "listing"
 
 local matches = listingFilter(ARGV[3], ARGV[4], ARGV[5])
 local q = ARGV[6]
 
-return scanNewestFirst(P .. ARGV[1], ARGV[2], tonumber(ARGV[7]), tonumber(ARGV[8]),
-  function(id, _, out)
-    local v = redis.call('HMGET', tkey(id), 'status', 'type', 'pool', 'key', 'payload', 'error')
-    if not v[1] or not matches(v[1], v[2], v[3] or DEFAULT_POOL) then return false end
-    if q ~= '' then
-      local message = ''
-      if v[6] then message = cjson.decode(v[6]).message or '' end
-      local text = id .. ' ' .. v[2] .. ' ' .. (v[4] or '') .. ' ' .. (v[5] or 'null') .. ' ' ..
-        message
-      if not mayContain(text, q) then return false end
-    end
-    out[#out + 1] = record(id)
-    return true
-  end)
+local function accept(id, _, out)
+  local v = redis.call('HMGET', tkey(id), 'status', 'type', 'pool', 'key', 'payload', 'error')
+  if not v[1] or not matches(v[1], v[2], v[3] or DEFAULT_POOL) then return false end
+  if q ~= '' then
+    local message = ''
+    if v[6] then message = cjson.decode(v[6]).message or '' end
+    local text = id .. ' ' .. v[2] .. ' ' .. (v[4] or '') .. ' ' .. (v[5] or 'null') .. ' ' ..
+      message
+    if not mayContain(text, q) then return false end
+  end
+  out[#out + 1] = record(id)
+  return true
+end
+
+local index, bound, want, budget = ARGV[1], ARGV[2], tonumber(ARGV[7]), tonumber(ARGV[8])
+if index == 'all' then return scanAllNewestFirst(bound, want, budget, accept) end
+return scanNewestFirst(P .. index, bound, want, budget, accept)

@@ -6,12 +6,12 @@
   task later cannot lose the record; it has no callback of its own. One insert per ended
   task: every script's ending work stays bounded as before (CASCADE_BUDGET).
 ]]
---- @include "prefix"
 --- @include "tkey"
 --- @include "values"
 --- @include "seq"
 --- @include "move"
 --- @include "record"
+--- @include "all-index"
 
 -- The task's `cb` field is "<initials of its statuses>:<pool>" (codec.ts callbackField);
 -- t.cb is false when load() found none, nil when it was not loaded. The callback's id counts
@@ -37,7 +37,7 @@ local function addCallback(t, status, now)
   local payload = '{"event":"task.' .. status .. '","taskId":' .. cjson.encode(t.id) .. '}'
   local body = '{"createdAt":' .. text(now) .. ',' .. CALLBACK_BODY .. ',"snapshot":' ..
     cjson.encode(record(t.id)) .. '}'
-  redis.call('ZADD', P .. 'all', order, id)
+  indexAll(order, id)
   local fields = {'type', CALLBACK_TYPE, 'payload', payload, 'body', body, 'maxRetries',
     text(CALLBACK_MAX_RETRIES), 'order', order}
   if pool ~= DEFAULT_POOL then

@@ -15,6 +15,7 @@
 --- @include "done"
 --- @include "task-events"
 --- @include "callback"
+--- @include "all-index"
 
 -- Ending a task settles its waiting children: a met condition queues (or schedules) a
 -- child, a broken one cancels it, which settles its own children, and so on. A call settles
@@ -26,6 +27,12 @@ local cascadeQueue, cascadeHead, cascadeBudget, draining = {}, 1, CASCADE_BUDGET
 local INITIAL = {succeeded = 's', dead = 'd', cancelled = 'c', expired = 'e'}
 local FROM_INITIAL = {s = 'succeeded', d = 'dead', c = 'cancelled', e = 'expired'}
 local drainCascades
+
+-- The `finished` member of a parent whose cascade is deferred (nil once its row is gone).
+local function parentMember(e)
+  local order = redis.call('HGET', tkey(e[1]), 'order')
+  return order and finishedMember(e[2], order, e[1]) or nil
+end
 
 -- Ends a task in a final status: releases its key and lease, then settles its workflow
 -- children (bounded, see above). Row retention runs in done().
@@ -73,9 +80,8 @@ drainCascades = function(now)
       cascadeHead = cascadeHead + 1
       -- Settled now: a parent taken from the list may be pruned again.
       -- Dead and expired rows stay (PRUNABLE_STATUSES: not in the finished index).
-      if e[4] and PRUNABLE_STATUSES[e[2]] then
-        redis.call('ZADD', P .. 'finished', text(nextSeq()), INITIAL[e[2]] .. e[1])
-      end
+      local member = e[4] and PRUNABLE_STATUSES[e[2]] and parentMember(e)
+      if member then redis.call('ZADD', P .. 'finished', text(nextSeq()), member) end
     else
       e[3] = e[3] + #entries
     end
@@ -106,9 +112,8 @@ persistCascades = function()
   for i = cascadeHead, #cascadeQueue do
     local e = cascadeQueue[i]
     entries[#entries + 1] = INITIAL[e[2]] .. text(e[3]) .. ':' .. e[1]
-    if not e[4] and PRUNABLE_STATUSES[e[2]] then
-      redis.call('ZREM', P .. 'finished', INITIAL[e[2]] .. e[1])
-    end
+    local member = not e[4] and PRUNABLE_STATUSES[e[2]] and parentMember(e)
+    if member then redis.call('ZREM', P .. 'finished', member) end
   end
   callChunked('RPUSH', list, entries)
   cascadeQueue, cascadeHead = {}, 1

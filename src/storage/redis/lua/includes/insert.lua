@@ -21,6 +21,7 @@
 --- @include "flow-unpark"
 --- @include "task-events"
 --- @include "callback"
+--- @include "all-index"
 
 local function readTask(argv, i)
   local t = {deps = {}, conds = {}}
@@ -64,7 +65,7 @@ local function insertTask(a, now)
   setIf(fields, 'cb', a.callback)
   local fk = a.flowKey ~= '' and a.flowKey or nil
   setIf(fields, 'fk', fk)
-  redis.call('ZADD', P .. 'all', order, a.id)
+  indexAll(order, a.id)
   local broken, pending = nil, 0
   for _, pc in ipairs(a.conds) do
     local parent, cond = pc[1], pc[2]

@@ -13,6 +13,7 @@
 --- @include "load"
 --- @include "slots"
 --- @include "flow-unpark"
+--- @include "all-index"
 
 -- Pools this script queued a task in since a caller last cleared the pool's entry: a claim
 -- whose expiry queued one (an onFailureOf child, a callback) reads its queue again
@@ -50,7 +51,7 @@ local function enter(t, status, now, fields, keepSeq)
     usePool(t.pool)
     bump(P .. 'running', t.pool, 1)
   elseif status == 'succeeded' or status == 'cancelled' then
-    defer('ZADD', P .. 'finished', text(nextSeq()), string.sub(status, 1, 1) .. id)
+    defer('ZADD', P .. 'finished', text(nextSeq()), finishedMember(status, text(need(t, 'order')), id))
   end
   redis.call('HSET', tkey(id), unpack(fields))
 end
@@ -73,7 +74,7 @@ local function leave(t, now)
     slotFreed(t.pool)
     if t.fk then flowStopped(t.fk, now) end
   elseif status == 'succeeded' or status == 'cancelled' then
-    defer('ZREM', P .. 'finished', string.sub(status, 1, 1) .. id)
+    defer('ZREM', P .. 'finished', finishedMember(status, text(need(t, 'order')), id))
   end
 end
 

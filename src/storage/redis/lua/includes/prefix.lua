@@ -36,7 +36,10 @@
                              MAX_TASK_LOG_LINES and MAX_TASK_LOG_BYTES; their bytes and
                              counts are the task's lb, lf, lw and lm fields
                              (includes/task-logs.lua); deleted with the row
-    all              zset    every task, score = order (listings, newest first)
+    all:<n>          zset    every task, score = order (listings, newest first), in buckets
+                             of ALL_BUCKET orders (n = floor(order / ALL_BUCKET)), each a
+                             listpack (includes/all-index.lua)
+    allb             zset    the buckets of `all` that hold a task, score = member = n
     counts           hash    status -> number of tasks in it
     status:<status>  zset    score = order, for INDEXED_STATUSES only (the rare ones);
                              status:dead is the dead-letter list; status:expired the
@@ -50,7 +53,8 @@
                              tasks are dropped lazily (at most MAX_EXPIRY_MS after insert)
     leases           zset    running tasks, score = lease expiry, member = id
     finished         zset    succeeded/cancelled tasks in finishing order (row retention),
-                             member = status initial (s|c)..id, so pruning reads no row
+                             member = status initial (s|c)..order..':'..id, so pruning
+                             reads no row
     keys             hash    dedup key -> id of the unfinished task holding it
     dedupe:<key>     string  "<expiresAt>:<id>": the task the first submit with `dedupe.key`
                              stored; a hit while expiresAt > now (the callers' clock), and

@@ -7,6 +7,7 @@
 --- @include "values"
 --- @include "bump"
 --- @include "done"
+--- @include "all-index"
 
 -- Scripts that finish tasks set these from their ARGV; the default keeps everything.
 local RETENTION = {maxAgeMs = math.huge, maxCount = math.huge} --- @per-call
@@ -51,17 +52,20 @@ end
 -- Deletes finished (succeeded/cancelled) rows beyond maxCount or older than maxAgeMs,
 -- oldest finished first; dead rows are kept. Bounded per call (1000 rows). Once retention
 -- is full every finished task evicts one row, so the rows of one call are removed with one
--- ZREM per index and one DEL: per-row calls made this the costliest part of completing.
+-- ZREM per index (per bucket of `all`) and one DEL: per-row calls made this the costliest
+-- part of completing.
 local FINISHED_STATUS = {s = 'succeeded', c = 'cancelled'}
 
 local function pruneFinished(now)
   local f = P .. 'finished'
   local size = redis.call('ZCARD', f)
-  local members, ids, dels = {}, {}, {}
+  local members, ids, orders, dels = {}, {}, {}, {}
   local function drop(member)
-    local id, status = string.sub(member, 2), FINISHED_STATUS[string.sub(member, 1, 1)]
+    local initial, order, id = parseFinished(member)
+    local status = FINISHED_STATUS[initial]
     members[#members + 1] = member
     ids[#ids + 1] = id
+    orders[#orders + 1] = order
     dels[#dels + 1] = tkey(id)
     dels[#dels + 1] = P .. 'children:' .. id
     dels[#dels + 1] = P .. 'logs:' .. id
@@ -76,13 +80,14 @@ local function pruneFinished(now)
   -- Then rows past maxAgeMs, oldest first, until the first younger one.
   while #ids < 1000 and #ids < size do
     local member = redis.call('ZRANGE', f, #ids, #ids)[1]
-    local finishedAt = num(redis.call('HGET', tkey(string.sub(member, 2)), 'finishedAt'))
+    local _, _, id = parseFinished(member)
+    local finishedAt = num(redis.call('HGET', tkey(id), 'finishedAt'))
     if now - (finishedAt or now) <= RETENTION.maxAgeMs then break end
     drop(member)
   end
   if #ids == 0 then return end
   redis.call('ZREM', f, unpack(members))
-  redis.call('ZREM', P .. 'all', unpack(ids))
+  unindexAll(ids, orders)
   redis.call('DEL', unpack(dels))
 end
 

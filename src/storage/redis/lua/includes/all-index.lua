@@ -1,0 +1,89 @@
+--[[
+  The `all` index, every task by creation order, kept in buckets of ALL_BUCKET orders:
+  `all:<n>` (n = floor(order / ALL_BUCKET), score = order, member = id) stays a listpack, a
+  fifth of a skiplist entry's memory, and `allb` lists the buckets that hold a task (score =
+  member = n), so a listing steps from one to the next (includes/listing.lua). Finished rows
+  carry their order in the `finished` member (finishedMember), so pruning them reads no row.
+]]
+--- @include "prefix"
+--- @include "values"
+--- @include "chunked"
+
+-- Buckets this call put in the directory (or found there).
+local listedBuckets = {} --- @per-call
+
+local function allBucket(order) return text(math.floor(order / ALL_BUCKET)) end
+
+local function indexAll(order, id)
+  local n = allBucket(order)
+  redis.call('ZADD', P .. 'all:' .. n, order, id)
+  if not listedBuckets[n] then
+    listedBuckets[n] = true
+    redis.call('ZADD', P .. 'allb', n, n)
+  end
+end
+
+-- Takes `ids` out of the index, `orders[i]` being the order of ids[i]; a bucket left empty
+-- leaves the directory.
+local function unindexAll(ids, orders)
+  local byBucket, buckets = {}, {}
+  for i, id in ipairs(ids) do
+    local n = allBucket(orders[i])
+    local list = byBucket[n]
+    if not list then
+      list = {}
+      byBucket[n] = list
+      buckets[#buckets + 1] = n
+    end
+    list[#list + 1] = id
+  end
+  for _, n in ipairs(buckets) do
+    local key = P .. 'all:' .. n
+    callChunked('ZREM', key, byBucket[n])
+    if redis.call('EXISTS', key) == 0 then
+      redis.call('ZREM', P .. 'allb', n)
+      listedBuckets[n] = nil
+    end
+  end
+end
+
+-- The `finished` member of a task: its status initial (s|c), its order (text), ':', its id.
+local function finishedMember(status, order, id)
+  return string.sub(status, 1, 1) .. order .. ':' .. id
+end
+
+-- A `finished` member's status initial, order and id.
+local function parseFinished(member)
+  local initial, order, id = string.match(member, '^(%a)(%d+):(.*)$')
+  return initial, tonumber(order), id
+end
+
+-- scanNewestFirst (includes/listing.lua) over the `all` index: from `bound` ("+inf", or
+-- "(<order>") down, a bucket per read; each read and each task examined counts against
+-- `budget`.
+local function scanAllNewestFirst(bound, want, budget, accept)
+  local out = {''}
+  local examined, found = 0, 0
+  local top = bound == '+inf' and '+inf' or allBucket(tonumber(string.sub(bound, 2)))
+  while examined < budget and found < want do
+    local n = redis.call('ZREVRANGEBYSCORE', P .. 'allb', top, '-inf', 'LIMIT', 0, 1)[1]
+    if not n then return out end
+    top = '(' .. n
+    examined = examined + 1
+    local page = redis.call('ZREVRANGEBYSCORE', P .. 'all:' .. n, bound, '-inf', 'WITHSCORES')
+    for i = 1, #page, 2 do
+      bound = '(' .. page[i + 1]
+      examined = examined + 1
+      if accept(page[i], page[i + 1], out) then found = found + 1 end
+      if found >= want or examined >= budget then
+        -- The rest of this bucket, or the next one, is read from the cursor.
+        out[1] = bound
+        return out
+      end
+    end
+    -- The bucket is read: the next read starts below it.
+    bound = '(' .. (tonumber(n) * ALL_BUCKET)
+  end
+  out[1] = bound
+  return out
+end

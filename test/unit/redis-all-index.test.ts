@@ -1,0 +1,85 @@
+/**
+ * The `all` index in buckets (lua/includes/all-index.lua): with tasks over many buckets and
+ * retention pruning finished rows out of the oldest ones, a listing pages through every task
+ * left exactly once, newest first; each bucket stays a listpack and the directory lists
+ * exactly the buckets that hold a task.
+ */
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { RedisStorage } from "../../src/storage/redis/redis-storage.ts";
+import { connectRedisTcp } from "../../src/adapters/redis-tcp.ts";
+import { ALL_BUCKET } from "../../src/storage/redis/keys.ts";
+import type { TaskRecord } from "../../src/core/task.ts";
+import type { RedisTransport } from "../../src/storage/redis/transport.ts";
+import { testRedisUrl, uniquePrefix } from "../../scripts/tools/redis-server.ts";
+import { leaseOf, newTask } from "../../scripts/tools/new-task.ts";
+
+const T0 = Date.UTC(2026, 0, 5, 8);
+
+describe("redis storage: the all index in buckets", () => {
+  let raw: RedisTransport;
+  let store: RedisStorage;
+  before(async () => {
+    const url = await testRedisUrl();
+    raw = connectRedisTcp(url);
+    store = new RedisStorage({
+      transport: connectRedisTcp(url),
+      prefix: uniquePrefix("allidx"),
+      history: { maxCount: 100 },
+    });
+    await store.init();
+  });
+  after(async () => {
+    await store.close();
+    await raw.close();
+  });
+
+  async function listAll(filter: { status?: TaskRecord["status"] } = {}): Promise<TaskRecord[]> {
+    const out: TaskRecord[] = [];
+    let cursor: string | undefined;
+    for (let pages = 0; pages < 100; pages++) {
+      const page = await store.list({ ...filter, limit: 37, cursor });
+      out.push(...page.items);
+      if (!page.next) return out;
+      cursor = page.next;
+    }
+    throw new Error("the listing did not end within 100 pages");
+  }
+
+  it("pages through every task left once, newest first, after pruning emptied old buckets", async () => {
+    const n = 6 * ALL_BUCKET;
+    const ids = Array.from({ length: n }, (_, i) => `t${String(i).padStart(4, "0")}`);
+    for (let i = 0; i < n; i += 100) {
+      await store.enqueue({ tasks: ids.slice(i, i + 100).map((id) => newTask(id, T0)), now: T0 });
+    }
+    const bucketsBefore = Number(await raw.send(["ZCARD", `${store.prefix}allb`]));
+    assert.ok(bucketsBefore >= 6, `tasks span ${bucketsBefore} buckets`);
+
+    // The oldest 400 run and succeed; retention keeps the newest 100 finished rows.
+    const owner = { workerId: "w", leaseMs: 60_000 };
+    for (let done = 0; done < 400;) {
+      const claimed = await store.claim({ pool: "default", max: 50, owner, now: T0 + 1 });
+      for (const t of claimed) {
+        assert.ok(await store.complete({ lease: leaseOf(t, "w"), result: null, now: T0 + 2 }));
+      }
+      done += claimed.length;
+    }
+    const listed = await listAll();
+    const kept = [...ids.slice(300, 400), ...ids.slice(400)].reverse();
+    assert.deepEqual(listed.map((t) => t.id), kept, "every task left, once, newest first");
+    const succeeded = await listAll({ status: "succeeded" });
+    assert.deepEqual(succeeded.map((t) => t.id), ids.slice(300, 400).reverse());
+
+    const bucketKeys = (await raw.send(["KEYS", `${store.prefix}all:*`])) as string[];
+    const directory = (await raw.send(["ZRANGE", `${store.prefix}allb`, "0", "-1"])) as string[];
+    assert.deepEqual(
+      bucketKeys.map((k) => k.slice(k.lastIndexOf(":") + 1)).sort(),
+      [...directory].sort(),
+      "the directory lists exactly the buckets that hold a task",
+    );
+    assert.ok(directory.length < bucketsBefore, "buckets emptied by pruning left the directory");
+    for (const key of bucketKeys) {
+      assert.equal(await raw.send(["OBJECT", "ENCODING", key]), "listpack", key);
+    }
+  });
+});
