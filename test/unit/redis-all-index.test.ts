@@ -1,14 +1,14 @@
 /**
- * The `all` index in buckets (lua/includes/all-index.lua): with tasks over many buckets and
+ * The `all` index in buckets (lua/includes/index-buckets.lua): with tasks over many buckets and
  * retention pruning finished rows out of the oldest ones, a listing pages through every task
- * left exactly once, newest first; each bucket stays a listpack and the directory lists
- * exactly the buckets that hold a task.
+ * left exactly once, newest first; each bucket stays a listpack, the directory lists exactly
+ * the buckets that hold a task, and the retained stream holds the rows retention keeps.
  */
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { RedisStorage } from "../../src/storage/redis/redis-storage.ts";
 import { connectRedisTcp } from "../../src/adapters/redis-tcp.ts";
-import { ALL_BUCKET } from "../../src/storage/redis/keys.ts";
+import { INDEX_BUCKET } from "../../src/storage/redis/keys.ts";
 import type { TaskRecord } from "../../src/core/task.ts";
 import type { RedisTransport } from "../../src/storage/redis/transport.ts";
 import { testRedisUrl, uniquePrefix } from "../../scripts/tools/redis-server.ts";
@@ -47,7 +47,7 @@ describe("redis storage: the all index in buckets", () => {
   }
 
   it("pages through every task left once, newest first, after pruning emptied old buckets", async () => {
-    const n = 6 * ALL_BUCKET;
+    const n = 6 * INDEX_BUCKET;
     const ids = Array.from({ length: n }, (_, i) => `t${String(i).padStart(4, "0")}`);
     for (let i = 0; i < n; i += 100) {
       await store.enqueue({ tasks: ids.slice(i, i + 100).map((id) => newTask(id, T0)), now: T0 });
@@ -81,5 +81,25 @@ describe("redis storage: the all index in buckets", () => {
     for (const key of bucketKeys) {
       assert.equal(await raw.send(["OBJECT", "ENCODING", key]), "listpack", key);
     }
+    // Retention holds the newest 100 finished rows, and nothing else.
+    assert.equal(await raw.send(["XLEN", `${store.prefix}retained`]), 100);
+  });
+
+  it("keeps a cancelled task that was resubmitted: retention prunes only rows still finished", async () => {
+    const owner = { workerId: "w", leaseMs: 60_000 };
+    await store.enqueue({ tasks: [newTask("revived", T0, { pool: "other" })], now: T0 });
+    await store.cancel({ id: "revived", reason: "by the test", now: T0 });
+    await store.resubmit({ id: "revived", now: T0 + 1 });
+    // 150 more finish after it: retention (100 rows) passes where its cancel was filed.
+    const ids = Array.from({ length: 150 }, (_, i) => `after-${i}`);
+    await store.enqueue({ tasks: ids.map((id) => newTask(id, T0)), now: T0 + 2 });
+    for (let done = 0; done < 150;) {
+      const claimed = await store.claim({ pool: "default", max: 50, owner, now: T0 + 3 });
+      for (const t of claimed) {
+        assert.ok(await store.complete({ lease: leaseOf(t, "w"), result: null, now: T0 + 4 }));
+      }
+      done += claimed.length;
+    }
+    assert.equal((await store.get("revived"))?.status, "queued");
   });
 });

@@ -160,7 +160,11 @@ describe("data layout", () => {
     assert.equal(await admin.send(["EXISTS", `${prefix}history`]), 0);
     assert.equal(await admin.send(["XLEN", `${prefix}attempts`]), 2_500);
     assert.equal(await admin.send(["EXISTS", `${prefix}all`]), 0);
-    assert.deepEqual(await admin.send(["ZRANGE", `${prefix}finished`, "0", "-1"]), ["s0:two-0"]);
+    assert.equal(await admin.send(["EXISTS", `${prefix}finished`]), 0);
+    assert.deepEqual(await admin.send(["XRANGE", `${prefix}retained`, "-", "+"]), [
+      ["3-0", ["m", "s0:two-0"]],
+    ]);
+    assert.equal(await admin.send(["HGET", keys.task(prefix, "two-0"), "seq"]), "3");
     const listed = await node.list({ limit: 10 });
     assert.deepEqual(listed.items.map((t) => [t.id, t.status]), [
       ["two-1", "queued"],

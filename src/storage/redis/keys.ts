@@ -85,11 +85,11 @@ export const INDEXED_STATUSES: ReadonlySet<TaskStatus> = new Set([
 ]);
 
 /**
- * Creation orders per bucket of the `all` index (`all:<n>`, n = floor(order / ALL_BUCKET)):
- * at most this many tasks, within Redis's default zset-max-listpack-entries (128), so every
- * bucket stays a compact listpack (lua/includes/all-index.lua).
+ * Creation orders per bucket of the `all` index (`all:<n>`, n = floor(order / INDEX_BUCKET)):
+ * orders are seqs, so a bucket holds at most this many tasks, within Redis's default
+ * zset-max-listpack-entries (128), and stays a listpack (lua/includes/index-buckets.lua).
  */
-export const ALL_BUCKET = 128;
+export const INDEX_BUCKET = 128;
 
 /**
  * Width of the sequence number that prefixes members of ready, delayed, schedule and history

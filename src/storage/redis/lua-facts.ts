@@ -37,7 +37,7 @@ import { ATTEMPT_FIELDS } from "./attempt-codec.ts";
 import { CLAIMED_FIELDS } from "./claims.ts";
 import { TASK_ARGS } from "./codec.ts";
 import { Code } from "./codes.ts";
-import { ALL_BUCKET, INDEXED_STATUSES, SEQ_WIDTH, SUBMIT_KEY_GRACE_MS } from "./keys.ts";
+import { INDEX_BUCKET, INDEXED_STATUSES, SEQ_WIDTH, SUBMIT_KEY_GRACE_MS } from "./keys.ts";
 import { LAYOUT, LAYOUT_ERROR, UNVERSIONED_LAYOUT } from "./layout.ts";
 
 type LuaValue =
@@ -80,7 +80,7 @@ export const LUA_FACTS: readonly LuaFact[] = [
   },
   { name: "INDEXED_STATUSES", value: INDEXED_STATUSES, from: "src/storage/redis/keys.ts" },
   { name: "SEQ_WIDTH", value: SEQ_WIDTH, from: "src/storage/redis/keys.ts" },
-  { name: "ALL_BUCKET", value: ALL_BUCKET, from: "src/storage/redis/keys.ts" },
+  { name: "INDEX_BUCKET", value: INDEX_BUCKET, from: "src/storage/redis/keys.ts" },
   { name: "SEQ_FORMAT", value: `%0${SEQ_WIDTH}d`, from: "src/storage/redis/keys.ts: SEQ_WIDTH" },
   { name: "DURATION_SAMPLES", value: DURATION_SAMPLES, from: "src/storage/stats.ts" },
   { name: "CASCADE_BUDGET", value: CASCADE_BUDGET, from: "src/storage/memory/cascade.ts" },

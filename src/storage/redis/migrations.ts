@@ -48,8 +48,9 @@ const compactRecords: Migration = {
   from: 2,
   to: 3,
   what: "history: the `history` zset becomes the `attempts` stream (entry <seq>-0, field a = " +
-    "the attempt's values as a JSON array); the `all` zset becomes buckets all:<n> of " +
-    "ALL_BUCKET orders listed in allb; `finished` members carry the task's order; task " +
+    "the attempt's values as a JSON array); the `all` zset becomes buckets all:<n> listed " +
+    "in allb; the `finished` zset becomes the `retained` stream, its members carrying the " +
+    "task's order; task " +
     "hashes leave out id and fields at their defaults (pool default, priority, attempt and " +
     "maxRetries 0), and hashes holding them read the same",
   async run(ctx) {

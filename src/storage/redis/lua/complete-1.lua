@@ -39,7 +39,7 @@
 
 RETENTION.maxAgeMs, RETENTION.maxCount = tonumber(ARGV[1]), tonumber(ARGV[2])
 
-local LEASES, FINISHED = P .. 'leases', P .. 'finished'
+local LEASES = P .. 'leases'
 local HOT_FIELDS = {'status', 'workerId', 'pool', 'type', 'key', 'children', 'claimSeq', 'fk',
   'attempt', 'cb', 'order'}
 local fast, fastByPool = 0, {}
@@ -65,10 +65,12 @@ for i = 3, #ARGV, 8 do
       bump(P .. 'totals', 'succeeded', 1)
     else
       -- One seq orders the attempt in history and the row among finished rows.
-      local seq = fileAttempt(v[4], json, ARGV[i + 5], now)
+      local seq = tonumber(fileAttempt(v[4], json, ARGV[i + 5], now))
       redis.call('HSET', k, 'result', result, 'finishedAt', nowText, 'status', 'succeeded')
       defer('ZREM', LEASES, id)
-      defer('ZADD', FINISHED, seq, finishedMember('succeeded', v[11], id))
+      -- Its row never leaves `retained` but by pruning (a succeeded task is never revived, and
+      -- one without children has no cascade): `seq` need not name its entry.
+      retain(seq, finishedMember('succeeded', v[11], id))
       local pool = v[3] or DEFAULT_POOL
       fastByPool[pool] = (fastByPool[pool] or 0) + 1
       fast = fast + 1

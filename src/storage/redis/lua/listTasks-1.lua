@@ -4,7 +4,7 @@
   FLAGS allow-oom      (a read: a full Redis still answers it; as a function, a script
                        without flags would be refused there as a possible writer)
   KEYS[1]  key prefix `<name>:{<tag>}:`
-  ARGV[1]  index: "all" (its buckets: includes/all-index.lua), or "status:<status>" when
+  ARGV[1]  index: "all" (its buckets: includes/index-buckets.lua), or "status:<status>" when
            the filter names one indexed status (waiting, dead, cancelled, expired)
   ARGV[2]  upper bound on order: "+inf", or "(<order>" (exclusive, from a cursor)
   ARGV[3]  statuses wanted, comma-separated, or "" for any
@@ -22,7 +22,7 @@
 --- @include "prefix"
 --- @include "tkey"
 --- @include "record"
---- @include "all-index"
+--- @include "index-buckets"
 --- @include "listing"
 
 local matches = listingFilter(ARGV[3], ARGV[4], ARGV[5])

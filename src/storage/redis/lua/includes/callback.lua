@@ -11,7 +11,7 @@
 --- @include "seq"
 --- @include "move"
 --- @include "record"
---- @include "all-index"
+--- @include "index-buckets"
 
 -- The task's `cb` field is "<initials of its statuses>:<pool>" (codec.ts callbackField);
 -- t.cb is false when load() found none, nil when it was not loaded. The callback's id counts

@@ -13,7 +13,7 @@ local EXPIRABLE_STATUSES = {queued = true, scheduled = true, retrying = true, wa
 local PRUNABLE_STATUSES = {succeeded = true, cancelled = true} -- src/storage/memory/task-table.ts
 local INDEXED_STATUSES = {waiting = true, dead = true, cancelled = true, expired = true} -- src/storage/redis/keys.ts
 local SEQ_WIDTH = 16 -- src/storage/redis/keys.ts
-local ALL_BUCKET = 128 -- src/storage/redis/keys.ts
+local INDEX_BUCKET = 128 -- src/storage/redis/keys.ts
 local SEQ_FORMAT = '%016d' -- src/storage/redis/keys.ts: SEQ_WIDTH
 local DURATION_SAMPLES = 1000 -- src/storage/stats.ts
 local CASCADE_BUDGET = 1000 -- src/storage/memory/cascade.ts

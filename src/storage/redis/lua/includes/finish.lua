@@ -15,7 +15,8 @@
 --- @include "done"
 --- @include "task-events"
 --- @include "callback"
---- @include "all-index"
+--- @include "index-buckets"
+--- @include "retained"
 
 -- Ending a task settles its waiting children: a met condition queues (or schedules) a
 -- child, a broken one cancels it, which settles its own children, and so on. A call settles
@@ -28,7 +29,7 @@ local INITIAL = {succeeded = 's', dead = 'd', cancelled = 'c', expired = 'e'}
 local FROM_INITIAL = {s = 'succeeded', d = 'dead', c = 'cancelled', e = 'expired'}
 local drainCascades
 
--- The `finished` member of a parent whose cascade is deferred (nil once its row is gone).
+-- The `retained` member of a parent whose cascade was deferred (nil once its row is gone).
 local function parentMember(e)
   local order = redis.call('HGET', tkey(e[1]), 'order')
   return order and finishedMember(e[2], order, e[1]) or nil
@@ -81,7 +82,11 @@ drainCascades = function(now)
       -- Settled now: a parent taken from the list may be pruned again.
       -- Dead and expired rows stay (PRUNABLE_STATUSES: not in the finished index).
       local member = e[4] and PRUNABLE_STATUSES[e[2]] and parentMember(e)
-      if member then redis.call('ZADD', P .. 'finished', text(nextSeq()), member) end
+      if member then
+        local seq = nextSeq()
+        redis.call('HSET', tkey(e[1]), 'seq', seq)
+        retain(seq, member)
+      end
     else
       e[3] = e[3] + #entries
     end
@@ -112,8 +117,9 @@ persistCascades = function()
   for i = cascadeHead, #cascadeQueue do
     local e = cascadeQueue[i]
     entries[#entries + 1] = INITIAL[e[2]] .. text(e[3]) .. ':' .. e[1]
-    local member = not e[4] and PRUNABLE_STATUSES[e[2]] and parentMember(e)
-    if member then redis.call('ZREM', P .. 'finished', member) end
+    if not e[4] and PRUNABLE_STATUSES[e[2]] then
+      unretain(num(redis.call('HGET', tkey(e[1]), 'seq')))
+    end
   end
   callChunked('RPUSH', list, entries)
   cascadeQueue, cascadeHead = {}, 1

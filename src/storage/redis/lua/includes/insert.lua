@@ -21,7 +21,7 @@
 --- @include "flow-unpark"
 --- @include "task-events"
 --- @include "callback"
---- @include "all-index"
+--- @include "index-buckets"
 
 local function readTask(argv, i)
   local t = {deps = {}, conds = {}}

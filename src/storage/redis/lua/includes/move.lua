@@ -13,7 +13,8 @@
 --- @include "load"
 --- @include "slots"
 --- @include "flow-unpark"
---- @include "all-index"
+--- @include "index-buckets"
+--- @include "retained"
 
 -- Pools this script queued a task in since a caller last cleared the pool's entry: a claim
 -- whose expiry queued one (an onFailureOf child, a callback) reads its queue again
@@ -51,7 +52,11 @@ local function enter(t, status, now, fields, keepSeq)
     usePool(t.pool)
     bump(P .. 'running', t.pool, 1)
   elseif status == 'succeeded' or status == 'cancelled' then
-    defer('ZADD', P .. 'finished', text(nextSeq()), finishedMember(status, text(need(t, 'order')), id))
+    -- Its finishing seq: its entry in `retained`, kept in `seq` to find it there again.
+    t.seq = nextSeq()
+    fields[#fields + 1] = 'seq'
+    fields[#fields + 1] = t.seq
+    retain(t.seq, finishedMember(status, text(need(t, 'order')), id))
   end
   redis.call('HSET', tkey(id), unpack(fields))
 end
@@ -74,7 +79,7 @@ local function leave(t, now)
     slotFreed(t.pool)
     if t.fk then flowStopped(t.fk, now) end
   elseif status == 'succeeded' or status == 'cancelled' then
-    defer('ZREM', P .. 'finished', finishedMember(status, text(need(t, 'order')), id))
+    unretain(need(t, 'seq'))
   end
 end
 

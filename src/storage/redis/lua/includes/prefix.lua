@@ -37,8 +37,8 @@
                              counts are the task's lb, lf, lw and lm fields
                              (includes/task-logs.lua); deleted with the row
     all:<n>          zset    every task, score = order (listings, newest first), in buckets
-                             of ALL_BUCKET orders (n = floor(order / ALL_BUCKET)), each a
-                             listpack (includes/all-index.lua)
+                             of INDEX_BUCKET orders (n = floor(order / INDEX_BUCKET)), each a
+                             listpack (includes/index-buckets.lua)
     allb             zset    the buckets of `all` that hold a task, score = member = n
     counts           hash    status -> number of tasks in it
     status:<status>  zset    score = order, for INDEXED_STATUSES only (the rare ones);
@@ -52,9 +52,10 @@
                              expireDue and the claim, so entries of started or finished
                              tasks are dropped lazily (at most MAX_EXPIRY_MS after insert)
     leases           zset    running tasks, score = lease expiry, member = id
-    finished         zset    succeeded/cancelled tasks in finishing order (row retention),
-                             member = status initial (s|c)..order..':'..id, so pruning
-                             reads no row
+    retained         stream  succeeded/cancelled tasks in finishing order (row retention,
+                             includes/retained.lua), entry `<seq>-0` (the finishing seq,
+                             kept in the row's `seq`), field m = status initial
+                             (s|c)..order..':'..id, so pruning reads no row
     keys             hash    dedup key -> id of the unfinished task holding it
     dedupe:<key>     string  "<expiresAt>:<id>": the task the first submit with `dedupe.key`
                              stored; a hit while expiresAt > now (the callers' clock), and

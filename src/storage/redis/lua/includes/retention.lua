@@ -7,7 +7,7 @@
 --- @include "values"
 --- @include "bump"
 --- @include "done"
---- @include "all-index"
+--- @include "index-buckets"
 
 -- Scripts that finish tasks set these from their ARGV; the default keeps everything.
 local RETENTION = {maxAgeMs = math.huge, maxCount = math.huge} --- @per-call
@@ -52,18 +52,18 @@ end
 -- Deletes finished (succeeded/cancelled) rows beyond maxCount or older than maxAgeMs,
 -- oldest finished first; dead rows are kept. Bounded per call (1000 rows). Once retention
 -- is full every finished task evicts one row, so the rows of one call are removed with one
--- ZREM per index (per bucket of `all`) and one DEL: per-row calls made this the costliest
--- part of completing.
+-- trim of `retained`, one ZREM per bucket of `all` and one DEL: per-row calls made this the
+-- costliest part of completing.
 local FINISHED_STATUS = {s = 'succeeded', c = 'cancelled'}
 
 local function pruneFinished(now)
-  local f = P .. 'finished'
-  local size = redis.call('ZCARD', f)
-  local members, ids, orders, dels = {}, {}, {}, {}
-  local function drop(member)
-    local initial, order, id = parseFinished(member)
+  local r = P .. 'retained'
+  local size = redis.call('XLEN', r)
+  local ids, orders, dels, last = {}, {}, {}, nil
+  local function drop(entry)
+    local initial, order, id = parseFinished(entry[2][2])
     local status = FINISHED_STATUS[initial]
-    members[#members + 1] = member
+    last = entry[1]
     ids[#ids + 1] = id
     orders[#orders + 1] = order
     dels[#dels + 1] = tkey(id)
@@ -75,18 +75,30 @@ local function pruneFinished(now)
   -- Rows beyond maxCount go whatever their age.
   local excess = math.min(size - RETENTION.maxCount, 1000)
   if excess > 0 then
-    for _, member in ipairs(redis.call('ZRANGE', f, 0, excess - 1)) do drop(member) end
+    for _, entry in ipairs(redis.call('XRANGE', r, '-', '+', 'COUNT', excess)) do drop(entry) end
   end
-  -- Then rows past maxAgeMs, oldest first, until the first younger one.
+  -- Then rows past maxAgeMs, oldest first, until the first younger one: mostly one read.
+  local want = 1
   while #ids < 1000 and #ids < size do
-    local member = redis.call('ZRANGE', f, #ids, #ids)[1]
-    local _, _, id = parseFinished(member)
-    local finishedAt = num(redis.call('HGET', tkey(id), 'finishedAt'))
-    if now - (finishedAt or now) <= RETENTION.maxAgeMs then break end
-    drop(member)
+    local from = last and ('(' .. last) or '-'
+    local page = redis.call('XRANGE', r, from, '+', 'COUNT', math.min(want, 1000 - #ids))
+    if #page == 0 then break end
+    local young = false
+    for _, entry in ipairs(page) do
+      local _, _, id = parseFinished(entry[2][2])
+      local finishedAt = num(redis.call('HGET', tkey(id), 'finishedAt'))
+      if now - (finishedAt or now) <= RETENTION.maxAgeMs then
+        young = true
+        break
+      end
+      drop(entry)
+    end
+    if young then break end
+    want = 64
   end
   if #ids == 0 then return end
-  redis.call('ZREM', f, unpack(members))
+  -- The dropped entries are the stream's oldest: one trim takes them.
+  redis.call('XTRIM', r, 'MINID', string.match(last, '^%d+') .. '-1')
   unindexAll(ids, orders)
   redis.call('DEL', unpack(dels))
 end

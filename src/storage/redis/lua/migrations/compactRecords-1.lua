@@ -5,9 +5,10 @@
     `attempts` stream (entry `<seq>-0`, field a = its values as a JSON array,
     src/storage/redis/attempt-codec.ts);
   - the `all` zset becomes its buckets `all:<n>` and their directory `allb`
-    (includes/all-index.lua);
-  - `finished` members "<s|c><id>" become "<s|c><order>:<id>" (built in `finished-v3`, which
-    takes the name once the old set is empty).
+    (includes/index-buckets.lua);
+  - the `finished` zset (member "<s|c><id>", score = finishing seq) becomes the `retained`
+    stream (entry `<seq>-0`, field m = "<s|c><order>:<id>"); each row keeps its finishing
+    seq in `seq`.
   Task hashes need no rewrite: layout 3 leaves fields at their defaults out of new hashes
   and reads hashes holding them the same.
 
@@ -63,7 +64,7 @@ end
 page = take(P .. 'all')
 if page then
   for i = 1, #page, 2 do
-    local n = string.format('%d', math.floor(tonumber(page[i + 1]) / ALL_BUCKET))
+    local n = string.format('%d', math.floor(tonumber(page[i + 1]) / INDEX_BUCKET))
     redis.call('ZADD', P .. 'all:' .. n, page[i + 1], page[i])
     redis.call('ZADD', P .. 'allb', n, n)
   end
@@ -73,18 +74,18 @@ end
 page = take(P .. 'finished')
 if page then
   for i = 1, #page, 2 do
-    local member = page[i]
-    local order = redis.call('HGET', P .. 'task:' .. string.sub(member, 2), 'order')
+    local member, seq = page[i], page[i + 1]
+    local row = P .. 'task:' .. string.sub(member, 2)
+    local order = redis.call('HGET', row, 'order')
     -- A member without a row (none is expected) has nothing left to prune.
     if order then
-      redis.call('ZADD', P .. 'finished-v3', page[i + 1],
+      seq = string.format('%d', tonumber(seq))
+      redis.pcall('XADD', P .. 'retained', seq .. '-0', 'm',
         string.sub(member, 1, 1) .. order .. ':' .. string.sub(member, 2))
+      redis.call('HSET', row, 'seq', seq)
     end
   end
   return {'more'}
-end
-if redis.call('EXISTS', P .. 'finished-v3') == 1 then
-  redis.call('RENAME', P .. 'finished-v3', P .. 'finished')
 end
 
 redis.call('HSET', P .. 'meta', 'layout', ARGV[2])

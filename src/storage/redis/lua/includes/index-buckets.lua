@@ -1,21 +1,21 @@
 --[[
-  The `all` index, every task by creation order, kept in buckets of ALL_BUCKET orders:
-  `all:<n>` (n = floor(order / ALL_BUCKET), score = order, member = id) stays a listpack, a
-  fifth of a skiplist entry's memory, and `allb` lists the buckets that hold a task (score =
-  member = n), so a listing steps from one to the next (includes/listing.lua). Finished rows
-  carry their order in the `finished` member (finishedMember), so pruning them reads no row.
+  The `all` index, every task by creation order, kept as buckets `all:<n>` of INDEX_BUCKET
+  consecutive orders (n = floor(order / INDEX_BUCKET), score = order, member = id). A bucket
+  holds at most INDEX_BUCKET tasks, within Redis's zset-max-listpack-entries, so it stays a
+  listpack: about a fifth of a skiplist entry's memory. `allb` is the directory of the
+  buckets that hold a task (score = member = n), so listings step from one to the next.
 ]]
 --- @include "prefix"
 --- @include "values"
 --- @include "chunked"
 
--- Buckets this call put in the directory (or found there).
+-- Buckets this call put in (or found in) the directory.
 local listedBuckets = {} --- @per-call
 
-local function allBucket(order) return text(math.floor(order / ALL_BUCKET)) end
+local function bucketOf(order) return text(math.floor(order / INDEX_BUCKET)) end
 
 local function indexAll(order, id)
-  local n = allBucket(order)
+  local n = bucketOf(order)
   redis.call('ZADD', P .. 'all:' .. n, order, id)
   if not listedBuckets[n] then
     listedBuckets[n] = true
@@ -28,7 +28,7 @@ end
 local function unindexAll(ids, orders)
   local byBucket, buckets = {}, {}
   for i, id in ipairs(ids) do
-    local n = allBucket(orders[i])
+    local n = bucketOf(orders[i])
     local list = byBucket[n]
     if not list then
       list = {}
@@ -64,7 +64,7 @@ end
 local function scanAllNewestFirst(bound, want, budget, accept)
   local out = {''}
   local examined, found = 0, 0
-  local top = bound == '+inf' and '+inf' or allBucket(tonumber(string.sub(bound, 2)))
+  local top = bound == '+inf' and '+inf' or bucketOf(tonumber(string.sub(bound, 2)))
   while examined < budget and found < want do
     local n = redis.call('ZREVRANGEBYSCORE', P .. 'allb', top, '-inf', 'LIMIT', 0, 1)[1]
     if not n then return out end
@@ -82,7 +82,7 @@ local function scanAllNewestFirst(bound, want, budget, accept)
       end
     end
     -- The bucket is read: the next read starts below it.
-    bound = '(' .. (tonumber(n) * ALL_BUCKET)
+    bound = '(' .. (tonumber(n) * INDEX_BUCKET)
   end
   out[1] = bound
   return out
