@@ -14,7 +14,7 @@ import { connectRedisTcp } from "../../src/adapters/redis-tcp.ts";
 import { keyPrefix, keys } from "../../src/storage/redis/keys.ts";
 import { LAYOUT, StorageLayoutError, UNVERSIONED_LAYOUT } from "../../src/storage/redis/layout.ts";
 import { MIGRATIONS } from "../../src/storage/redis/migrations.ts";
-import { SCRIPTS } from "../../src/storage/redis/scripts.generated.ts";
+import { MIGRATION_SCRIPTS, SCRIPTS } from "../../src/storage/redis/scripts.generated.ts";
 import { ScriptRunner } from "../../src/storage/redis/script-runner.ts";
 import type { RedisTransport } from "../../src/storage/redis/transport.ts";
 import { createApp } from "../../routes/app.ts";
@@ -155,6 +155,12 @@ describe("data layout", () => {
     }
     const node = new RedisStorage({ transport: connectRedisTcp(url), prefix: name });
     await assert.rejects(node.stats(), refusal("2", /migrate the store first/));
+    // An init() that stopped after one step (a crash): 1,000 attempts moved, none twice.
+    const runner = new ScriptRunner(admin);
+    const step = await runner.run(MIGRATION_SCRIPTS.compactRecords, [prefix], ["2", "3"]);
+    assert.deepEqual(step, ["more"]);
+    assert.equal(await admin.send(["XLEN", `${prefix}attempts`]), 1_000);
+    assert.equal(await admin.send(["ZCARD", `${prefix}history`]), 1_500);
     await node.init();
     assert.equal(await admin.send(["HGET", keys.meta(prefix), "layout"]), String(LAYOUT));
     assert.equal(await admin.send(["EXISTS", `${prefix}history`]), 0);
