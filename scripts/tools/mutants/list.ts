@@ -1283,7 +1283,8 @@ export const MUTANTS: Mutant[] = [
     id: "history-off-filed-redis",
     why: "a completion that asks for no history entry files none (Redis)",
     file: "src/storage/redis/lua/includes/attempts.lua",
-    find: "if json ~= '-' then redis.pcall('XADD', P .. 'attempts', text(seq) .. '-0', 'a', json) end",
+    find:
+      "if json ~= '-' then redis.pcall('XADD', P .. 'attempts', text(seq) .. '-0', 'a', json) end",
     replace: "redis.pcall('XADD', P .. 'attempts', text(seq) .. '-0', 'a', json)",
     tests: [REDIS],
     filter: "history share",
