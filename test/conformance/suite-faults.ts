@@ -134,6 +134,28 @@ export function faultsSuite(backend: string, factory: StorageFactory): void {
       }
     });
 
+    it("a completion with history off whose reply was lost is retried: no entry, one duration", async () => {
+      const faults = new Faults();
+      const h = await harness(factory, { faults });
+      try {
+        h.s.register("quiet", () => "ok", { history: 0 });
+        faults.inject("complete", "lose-reply", 1);
+        const id = await h.s.submit({ type: "quiet" });
+        await h.eventually(async () => {
+          await h.clock.advance(100);
+          return (await h.s.get(id))?.status === "succeeded";
+        }, "succeeded");
+        assert.deepEqual(faults.applied, ["complete:lose-reply"]);
+        assert.equal(faults.reached.get("complete"), 2, "tried again after the lost reply");
+        assert.deepEqual(await attempts(h, id), [], "no history entry, also after the retry");
+        const stats = await h.s.stats();
+        assert.equal(stats.totals.succeeded, 1);
+        assert.equal(stats.durations.quiet?.count, 1, "its duration counted once");
+      } finally {
+        await h.close();
+      }
+    });
+
     it("a dedupe submit whose reply was lost, retried, stores one task and answers with it", async () => {
       const faults = new Faults();
       const h = await harness(factory, { faults, start: false });
