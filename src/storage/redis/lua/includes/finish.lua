@@ -84,7 +84,7 @@ drainCascades = function(now)
       local member = e[4] and PRUNABLE_STATUSES[e[2]] and parentMember(e)
       if member then
         local seq = nextSeq()
-        redis.call('HSET', tkey(e[1]), 'seq', seq)
+        redis.call('HSET', tkey(e[1]), 'seq', text(seq))
         retain(seq, member)
       end
     else

@@ -55,7 +55,7 @@ local function enter(t, status, now, fields, keepSeq)
     -- Its finishing seq: its entry in `retained`, kept in `seq` to find it there again.
     t.seq = nextSeq()
     fields[#fields + 1] = 'seq'
-    fields[#fields + 1] = t.seq
+    fields[#fields + 1] = text(t.seq)
     retain(t.seq, finishedMember(status, text(need(t, 'order')), id))
   end
   redis.call('HSET', tkey(id), unpack(fields))
