@@ -34,15 +34,20 @@ function scriptedStore(answers: (number | undefined)[]) {
   return { storage, claims };
 }
 
-function pool(storage: PoolStore, clock: ManualClock) {
+/** A pool over `storage` (4 slots, no handlers unless given). */
+function pool(
+  storage: PoolStore,
+  clock: ManualClock,
+  { name = "p", size = 4, leaseMs = 10_000, handlers = new Map() } = {},
+) {
   const running = new Map();
-  return new WorkerPool("p", 4, {
+  return new WorkerPool(name, size, {
     storage,
     clock,
     logger: silentLogger,
     workerId: "w",
-    leaseMs: 10_000,
-    handlers: new Map(),
+    leaseMs,
+    handlers,
     middleware: [],
     running,
     logs: new LogFlusher(storage, clock, running, silentLogger),
@@ -122,21 +127,7 @@ describe("pool wake-ups while the second lane's claim is in flight", () => {
         return new Promise(() => {}); // holds its slot
       },
     }]]);
-    const running = new Map();
-    const p = new WorkerPool("default", 32, {
-      storage,
-      clock,
-      logger: silentLogger,
-      workerId: "w",
-      leaseMs: 60_000,
-      handlers,
-      middleware: [],
-      running,
-      logs: new LogFlusher(storage, clock, running, silentLogger),
-      onAttempt: () => {},
-      wantsAttempts: () => false,
-      onIdle: () => {},
-    });
+    const p = pool(storage, clock, { name: "default", size: 32, leaseMs: 60_000, handlers });
     const submit = (ids: string[]) =>
       store.enqueue({
         tasks: ids.map((id) => newTask(id, clock.now(), { type: "t" })),

@@ -65,7 +65,7 @@ for i = 3, #ARGV, 8 do
       bump(P .. 'totals', 'succeeded', 1)
     else
       -- One seq orders the attempt in history and the row among finished rows.
-      local seq = tonumber(fileAttempt(v[4], json, ARGV[i + 5], now))
+      local seq = fileAttempt(v[4], json, ARGV[i + 5], now)
       redis.call('HSET', k, 'result', result, 'finishedAt', nowText, 'status', 'succeeded')
       defer('ZREM', LEASES, id)
       -- Its row never leaves `retained` but by pruning (a succeeded task is never revived, and

@@ -9,22 +9,20 @@
 --- @include "json-name"
 
 -- Files one finished attempt: its history entry (`json`, src/storage/redis/attempt-codec.ts:
--- an AttemptRecord's values as a JSON array; '-' for none, the
--- type's history being sampled or off) and its duration (text, ms) among the type's samples.
--- Returns the attempt's seq as fixed-width text (a score: Redis parses it as a number).
+-- an AttemptRecord's values as a JSON array; '-' for none, the type's history being sampled
+-- or off) and its duration (text, ms) among the type's samples. Returns the attempt's seq.
 local function fileAttempt(type, json, duration, now)
   local seq = nextSeq()
-  local hseq = string.format(SEQ_FORMAT, seq)
   -- pcall: an entry someone wrote ahead of the counter must never fail the transition.
   if json ~= '-' then redis.pcall('XADD', P .. 'attempts', text(seq) .. '-0', 'a', json) end
   if not sampledTypes[type] then
     sampledTypes[type] = true
-    redis.call('ZADD', P .. 'types', 'NX', hseq, type)
+    redis.call('ZADD', P .. 'types', 'NX', text(seq), type)
   end
   defer('LPUSH', P .. 'durations:' .. type, duration)
   recorded = true
   if now > NOW then NOW = now end
-  return hseq
+  return seq
 end
 
 -- Records the attempt of running task t that ended now in `status` (src/storage/redis/

@@ -15,7 +15,6 @@
 --- @include "done"
 --- @include "task-events"
 --- @include "callback"
---- @include "index-buckets"
 --- @include "retained"
 
 -- Ending a task settles its waiting children: a met condition queues (or schedules) a

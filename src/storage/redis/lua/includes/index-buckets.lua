@@ -47,17 +47,6 @@ local function unindexAll(ids, orders)
   end
 end
 
--- The `finished` member of a task: its status initial (s|c), its order (text), ':', its id.
-local function finishedMember(status, order, id)
-  return string.sub(status, 1, 1) .. order .. ':' .. id
-end
-
--- A `finished` member's status initial, order and id.
-local function parseFinished(member)
-  local initial, order, id = string.match(member, '^(%a)(%d+):(.*)$')
-  return initial, tonumber(order), id
-end
-
 -- scanNewestFirst (includes/listing.lua) over the `all` index: from `bound` ("+inf", or
 -- "(<order>") down, a bucket per read; each read and each task examined counts against
 -- `budget`.

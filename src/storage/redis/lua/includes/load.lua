@@ -37,10 +37,8 @@ local function load(id, fields)
   return t
 end
 
--- The fields a filing step needs that a light load skipped.
+-- The fields a filing step needs that a light load skipped, read as load() reads them.
 local function need(t, field)
-  if t[field] == nil then
-    t[field] = num(redis.call('HGET', tkey(t.id), field)) or (field == 'priority' and 0 or nil)
-  end
+  if t[field] == nil then t[field] = (READ[field] or str)(redis.call('HGET', tkey(t.id), field)) end
   return t[field]
 end

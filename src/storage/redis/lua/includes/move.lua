@@ -13,7 +13,6 @@
 --- @include "load"
 --- @include "slots"
 --- @include "flow-unpark"
---- @include "index-buckets"
 --- @include "retained"
 
 -- Pools this script queued a task in since a caller last cleared the pool's entry: a claim

@@ -8,6 +8,7 @@
 --- @include "bump"
 --- @include "done"
 --- @include "index-buckets"
+--- @include "retained"
 
 -- Scripts that finish tasks set these from their ARGV; the default keeps everything.
 local RETENTION = {maxAgeMs = math.huge, maxCount = math.huge} --- @per-call
