@@ -57,8 +57,6 @@ export async function readBytes(
   return out;
 }
 
-const NO_BYTES = new Uint8Array(0);
-
 /**
  * The raw body under the limit. A body with a `Content-Length` (and no transfer coding) is
  * refused unread when it declares more, else read in one piece: the server frames the
@@ -66,14 +64,14 @@ const NO_BYTES = new Uint8Array(0);
  * than a reader loop. A body of unknown length is read chunk by chunk, counted as it comes.
  */
 export async function readBody(request: Request, maxBytes: number): Promise<Uint8Array> {
-  if (!request.body) return NO_BYTES;
   const headers = request.headers;
   const declared = headers.get("content-length");
   if (declared === null || headers.has("transfer-encoding")) {
     return await readBytes(request, maxBytes);
   }
   if (parseInt(declared, 10) > maxBytes) throw tooLarge(maxBytes);
-  const bytes = new Uint8Array(await request.arrayBuffer());
+  // Not `request.body` here: on Bun asking for it makes a stream, a tenth of a submit's CPU.
+  const bytes = await request.bytes();
   // A Request made in process (not by a server) may carry more than it declares.
   if (bytes.byteLength > maxBytes) throw tooLarge(maxBytes);
   return bytes;

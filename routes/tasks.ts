@@ -117,10 +117,12 @@ export function taskRoutes(
     if (submitted.kind === "task") {
       c.header("Location", `/skedulr/api/tasks/${encodeURIComponent(submitted.id)}`);
     }
-    const warnings = submitted.warnings ? { warnings: submitted.warnings } : {};
+    const view: ReturnType<typeof submittedView> & { warnings?: string[] } = submittedView(
+      submitted,
+    );
+    if (submitted.warnings) view.warnings = submitted.warnings;
     const hit = submitted.deduplicated || submitted.debounced;
-    const status = hit ? 200 : submitStatus([submitted]);
-    return c.json({ ...submittedView(submitted), ...warnings }, status);
+    return c.json(view, hit ? 200 : submitStatus([submitted]));
   });
 
   api.post("/tasks/batch", role("submit"), body, async (c) => {

@@ -22,7 +22,7 @@ export function toNewTask(
   callbackPool = DEFAULT_CALLBACK_POOL,
 ): NewTask {
   const callback = callbackOf(spec, callbackPool);
-  return {
+  const task: NewTask = {
     id: spec.id ?? newId("", now),
     type: spec.type,
     pool: spec.pool,
@@ -40,14 +40,16 @@ export function toNewTask(
     onFailureOf: spec.onFailureOf,
     createdAt: now,
     expiresAt: spec.expiresAt,
-    ...(spec.dedupe ? { dedupe: spec.dedupe } : {}),
-    ...(spec.debounce ? { debounce: spec.debounce } : {}),
-    ...(spec.flowControl ? { flowControl: spec.flowControl } : {}),
-    ...(spec.partitionKey ? { partitionKey: spec.partitionKey } : {}),
-    ...(spec.traceparent ? { traceparent: spec.traceparent } : {}),
-    ...(callback ? { callback } : {}),
-    ...(spec.id === null ? { generatedId: true } : {}),
   };
+  // Optional fields only when set (assigned, not spread: every submit makes one of these).
+  if (spec.dedupe) task.dedupe = spec.dedupe;
+  if (spec.debounce) task.debounce = spec.debounce;
+  if (spec.flowControl) task.flowControl = spec.flowControl;
+  if (spec.partitionKey) task.partitionKey = spec.partitionKey;
+  if (spec.traceparent) task.traceparent = spec.traceparent;
+  if (callback) task.callback = callback;
+  if (spec.id === null) task.generatedId = true;
+  return task;
 }
 
 /**

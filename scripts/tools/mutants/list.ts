@@ -498,6 +498,14 @@ export const MUTANTS: Mutant[] = [
     tests: ["test/unit/api-outage.test.ts"],
     filter: "paused",
   },
+  {
+    id: "upload-spends-deadline",
+    why: "a slow upload does not spend the request deadline: only the store's time does",
+    file: "routes/deadline.ts",
+    find: "    if (this.heldAt < 0) this.heldAt = performance.now();",
+    replace: "    return;",
+    tests: ["test/unit/api-deadline.test.ts"],
+  },
   // Signatures of http tasks.
   {
     id: "signature-constant",
