@@ -49,6 +49,7 @@
 --- @include "expire"
 --- @include "start-log"
 --- @include "task-events"
+--- @include "seq"
 
 -- CLAIMED_FIELDS are read before the task is marked running; the id, new attempt and token
 -- then replace `status`, `attempt` and `progress` (cleared by the claim).
@@ -153,7 +154,7 @@ local function take(now, pool, max, workerId, leaseUntil)
   if armed and (not wake or armed < wake) then wake = armed end
   if #picked == 0 then return {}, wake end
   local out, leases = {}, {}
-  local claimSeq = redis.call('INCRBY', P .. 'seq', #picked) - #picked
+  local claimSeq = seqRange(#picked) - 1
   for i = 1, #picked do
     local id, v = picked[i][1], picked[i][2]
     local k = tkey(id)
