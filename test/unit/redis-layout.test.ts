@@ -132,6 +132,7 @@ describe("data layout", () => {
     await admin.send(["ZADD", `${prefix}all`, "0", "two-0", "1", "two-1"]);
     await admin.send(["ZADD", `${prefix}finished`, "3", "stwo-0"]);
     await admin.send(["ZADD", `${prefix}ready:default`, "0", `${"2".padStart(16, "0")}two-1`]);
+    await admin.send(["ZADD", `${prefix}stat-pools`, "1", "default"]);
     const at = Date.now();
     const attempt = (i: number) => ({
       taskId: `old-${i}`,
@@ -195,6 +196,65 @@ describe("data layout", () => {
     assert.ok(await node.complete({ lease, result: null, now: Date.now() }));
     const newest = await node.history({ limit: 1 });
     assert.deepEqual(newest.items.map((a) => [a.taskId, a.status]), [["two-1", "succeeded"]]);
+    await node.close();
+  });
+
+  it("a store of layout 3 is migrated by init(): its ready queues become lists, claimed in the same order", async () => {
+    const { name, prefix, stored } = freshPrefix(admin);
+    // What layout 3 left: per pool a `ready:<pool>` zset (score -priority, member
+    // 16-digit seq..id). 1,200 tasks in `default` over two priorities (two steps), 3 in `b`.
+    await admin.send(["HSET", keys.meta(prefix), "layout", "3"]);
+    await admin.send(["SET", `${prefix}seq`, "9000"]);
+    const queued = (pool: string, priority: number, seq: number) => {
+      const id = `${pool}-${String(seq).padStart(4, "0")}`;
+      return { id, pool, priority, seq, member: `${String(seq).padStart(16, "0")}${id}` };
+    };
+    const tasks = [
+      ...Array.from({ length: 1_200 }, (_, i) => queued("default", i % 3 === 0 ? 5 : 0, 10 + i)),
+      ...[queued("b", 0, 2_000), queued("b", -2, 2_001), queued("b", 0, 2_002)],
+    ];
+    for (const t of tasks) {
+      await admin.send([
+        "HSET",
+        keys.task(prefix, t.id),
+        ...["type", "t", "body", JSON.stringify({ createdAt: 1 }), "order", String(t.seq)],
+        ...["status", "queued", "seq", String(t.seq)],
+        ...(t.pool === "default" ? [] : ["pool", t.pool]),
+        ...(t.priority === 0 ? [] : ["priority", String(t.priority)]),
+      ]);
+      await admin.send(["ZADD", `${prefix}ready:${t.pool}`, String(-t.priority), t.member]);
+    }
+    await admin.send(["HSET", `${prefix}counts`, "queued", String(tasks.length)]);
+    await admin.send(["ZADD", `${prefix}stat-pools`, "1", "default", "2", "b"]);
+    const node = new RedisStorage({ transport: connectRedisTcp(url), prefix: name });
+    await assert.rejects(node.stats(), refusal("3", /migrate the store first/));
+    // An init() that stopped after one step (a crash): 1,000 entries moved, none twice.
+    const runner = new ScriptRunner(admin);
+    const step = await runner.run(MIGRATION_SCRIPTS.readyLists, [prefix], ["3", "4"]);
+    assert.deepEqual(step, ["more"]);
+    assert.equal(await admin.send(["ZCARD", `${prefix}ready:default`]), 200);
+    assert.equal(await admin.send(["HGET", `${prefix}queuedn`, "default"]), "1000");
+    await node.init();
+    assert.equal(await admin.send(["HGET", keys.meta(prefix), "layout"]), String(LAYOUT));
+    assert.deepEqual((await stored()).filter((k) => k.includes("ready")), []);
+    const { byPool } = await node.stats();
+    assert.deepEqual([byPool.default?.queued, byPool.b?.queued], [1_200, 3]);
+    // Highest priority first, then in seq order, in each pool.
+    const expected = (pool: string) =>
+      tasks.filter((t) => t.pool === pool)
+        .sort((x, y) => y.priority - x.priority || x.seq - y.seq).map((t) => t.id);
+    const owner = { workerId: "w", leaseMs: 60_000 };
+    for (const pool of ["default", "b"]) {
+      const claimed: string[] = [];
+      for (;;) {
+        const batch = await node.claim({ pool, max: 100, owner, now: Date.now() });
+        if (batch.length === 0) break;
+        claimed.push(...batch.map((t) => t.id));
+      }
+      assert.deepEqual(claimed, expected(pool), `pool ${pool}: claimed in queue order`);
+    }
+    const after = (await node.stats()).byPool;
+    assert.deepEqual([after.default?.queued, after.b?.queued], [0, 0]);
     await node.close();
   });
 

@@ -24,6 +24,40 @@ const REDIS = "test/conformance/redis.test.ts";
 const EDGE_E2E = "test/e2e/edge-deliverer.test.ts";
 
 export const MUTANTS: Mutant[] = [
+  // Ready lists (lua/includes/ready.lua).
+  {
+    id: "left-behind-entry-claimed",
+    why: "a cancelled and resubmitted task starts once, in its new place, not its old one",
+    file: "src/storage/redis/lua/includes/ready.lua",
+    find: "return pad >= 0 and string.sub(member, pad + 1, SEQ_WIDTH) == seq and",
+    replace:
+      "do return true end\n  return pad >= 0 and string.sub(member, pad + 1, SEQ_WIDTH) == seq and",
+    tests: ["test/unit/redis-ready-lists.test.ts"],
+  },
+  {
+    id: "claim-drops-unbounded",
+    why: "a claim drops at most 1,000 left-behind entries, then asks to be called again",
+    file: "src/storage/redis/lua/claim-1.lua",
+    find: "while #picked < max and scanned < budget and dropped < READY_DROP_BOUND do",
+    replace: "while #picked < max and scanned < budget and dropped < 1e9 do",
+    tests: ["test/unit/redis-ready-lists.test.ts"],
+  },
+  {
+    id: "handed-back-task-queued-last",
+    why: "a task handed back goes before everything queued after it",
+    file: "src/storage/redis/lua/includes/ready.lua",
+    find: "  if front then\n",
+    replace: "  if false then\n",
+    tests: ["test/unit/redis-ready-lists.test.ts"],
+  },
+  {
+    id: "cancel-keeps-queued-count",
+    why: "the queued count of a pool stays exact while cancelled entries wait in the list",
+    file: "src/storage/redis/lua/includes/move.lua",
+    find: "if not parked then bump(P .. 'queuedn', t.pool, -1) end",
+    replace: "",
+    tests: ["test/unit/redis-ready-lists.test.ts"],
+  },
   // Flow control keys.
   {
     id: "claim-ignores-key-parallelism",
@@ -75,8 +109,8 @@ export const MUTANTS: Mutant[] = [
     id: "ended-parked-task-stays-parked",
     why: "a parked task that ends (expired, cancelled) leaves its key's parked set",
     file: "src/storage/redis/lua/includes/move.lua",
-    find: "if t.fk then flowLeftParked(t.fk, t.pool, id, member) end",
-    replace: "local _ = member",
+    find: "local parked = t.fk and flowLeftParked(t.fk, t.pool, id, seqMember(need(t, 'seq'), id))",
+    replace: "local parked = false",
     tests: [REDIS],
     filter: "a parked task that expires leaves",
   },
@@ -454,8 +488,8 @@ export const MUTANTS: Mutant[] = [
     id: "priority-reversed-redis",
     why: "higher priority runs first (Redis)",
     file: "src/storage/redis/lua/claim-1.lua",
-    find: "local batch = redis.call('ZRANGE', ready, 0, asked - 1)",
-    replace: "local batch = redis.call('ZRANGE', ready, 0, asked - 1, 'REV')",
+    find: "local top = redis.call('ZRANGE', levels, 0, 0)",
+    replace: "local top = redis.call('ZRANGE', levels, -1, -1)",
     tests: [REDIS],
     filter: "higher priority first",
   },
@@ -776,9 +810,8 @@ export const MUTANTS: Mutant[] = [
     id: "slot-freed-without-wake",
     why: "slot freed without wake: a freed global slot wakes every instance's claimers",
     file: "src/storage/redis/lua/includes/slots.lua",
-    find:
-      "  if limited and redis.call('EXISTS', P .. 'ready:' .. pool) == 1 then announceReady(pool) end",
-    replace: "  if limited and false then announceReady(pool) end",
+    find: "  if limited and readyAny(pool) then announceReady(pool) end",
+    replace: "  if limited and readyAny(pool) and false then announceReady(pool) end",
     tests: [REDIS],
     filter: "a slot freed while an instance is full",
   },

@@ -67,6 +67,8 @@ export const CLAIMED_FIELDS = [
   "stalls",
   "expiresAt",
   "fk",
+  // Not decoded: the claim checks its ready list's entry against it (lua/includes/ready.lua).
+  "seq",
 ] as const;
 
 /** Reply position of each field (the claim's reused slots under their own names). */

@@ -39,7 +39,17 @@ export const keys = {
    * (lua/includes/task-logs.lua), deleted with the row.
    */
   logs: (p: string, id: string) => `${p}logs:${id}`,
-  ready: (p: string, pool: string) => `${p}ready:${pool}`,
+  /**
+   * List: a pool's queued tasks of one priority, `<seq><id>` members oldest first; entries of
+   * tasks that left `queued` stay until a claim drops them (lua/includes/ready.lua).
+   */
+  readyList: (p: string, pool: string, priority: number) => `${p}rl:${priority}:${pool}`,
+  /** Zset: tasks going back to their place in readyList, by seq, read before it. */
+  readyFront: (p: string, pool: string, priority: number) => `${p}rf:${priority}:${pool}`,
+  /** Zset: the priorities with a readyList or readyFront, score = -priority. */
+  readyLevels: (p: string, pool: string) => `${p}rlv:${pool}`,
+  /** Hash: per pool, its queued tasks that are not parked. */
+  queuedCounts: (p: string) => `${p}queuedn`,
   status: (p: string, status: string) => `${p}status:${status}`,
   delayed: (p: string) => `${p}delayed`,
   /** Zset: tasks that may expire before they start, score = expiresAt, member = id. */
@@ -58,7 +68,7 @@ export const keys = {
   flowState: (p: string, key: string) => `${p}flow:${key}`,
   /** String: a flow key's limits, "par|rate|per". */
   flowLimits: (p: string, key: string) => `${p}flowl:${key}`,
-  /** Zset: a flow key's queued tasks held back by its limit (ready:<pool> score and member). */
+  /** Zset: a flow key's queued tasks held back by its limit (score -priority, list member). */
   parked: (p: string, key: string) => `${p}parked:${key}`,
   /** String `<expiresAt>:<id>`: the task a submit with `dedupe.key` stored (enqueue-1.lua). */
   dedupe: (p: string, key: string) => `${p}dedupe:${key}`,

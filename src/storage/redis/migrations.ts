@@ -42,27 +42,53 @@ function restamp(from: number, to: number, what: string): Migration {
 }
 
 /**
- * Layout 2 to 3: smaller records (lua/migrations/compactRecords-1.lua, 1,000 entries a call).
+ * A migration done in bounded steps: the script moves a bounded number of entries a call and
+ * answers "more" until it stamps `to` (a crashed init() goes on where it stopped).
  */
-const compactRecords: Migration = {
-  from: 2,
-  to: 3,
-  what: "history: the `history` zset becomes the `attempts` stream (entry <seq>-0, field a = " +
+function stepwise(
+  from: number,
+  to: number,
+  script: keyof typeof MIGRATION_SCRIPTS,
+  what: string,
+): Migration {
+  return {
+    from,
+    to,
+    what,
+    async run(ctx) {
+      for (;;) {
+        const [found] = await ctx.runner.run(MIGRATION_SCRIPTS[script], [ctx.prefix], [
+          String(from),
+          String(to),
+        ]) as string[];
+        if (found !== "more") return;
+      }
+    },
+  };
+}
+
+/** Layout 2 to 3: smaller records (lua/migrations/compactRecords-1.lua, 1,000 entries a call). */
+const compactRecords = stepwise(
+  2,
+  3,
+  "compactRecords",
+  "history: the `history` zset becomes the `attempts` stream (entry <seq>-0, field a = " +
     "the attempt's values as a JSON array); the `all` zset becomes buckets all:<n> listed " +
     "in allb; the `finished` zset becomes the `retained` stream, its members carrying the " +
     "task's order; task " +
     "hashes leave out id and fields at their defaults (pool default, priority, attempt and " +
     "maxRetries 0), and hashes holding them read the same",
-  async run(ctx) {
-    for (;;) {
-      const [found] = await ctx.runner.run(MIGRATION_SCRIPTS.compactRecords, [ctx.prefix], [
-        "2",
-        "3",
-      ]) as string[];
-      if (found !== "more") return;
-    }
-  },
-};
+);
+
+/** Layout 3 to 4: ready lists (lua/migrations/readyLists-1.lua, 1,000 entries a call). */
+const readyLists = stepwise(
+  3,
+  4,
+  "readyLists",
+  "each pool's `ready:<pool>` zset becomes per priority a list rl:<priority>:<pool> (same " +
+    "members, same order), its priorities in the zset rlv:<pool>, its count in the hash " +
+    "queuedn; tasks going back to their place wait in rf:<priority>:<pool>",
+);
 
 /** Every migration, oldest first. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -76,6 +102,7 @@ export const MIGRATIONS: readonly Migration[] = [
       "new keys only, absent = no limit, no expiry and no callback, so nothing is rewritten",
   ),
   compactRecords,
+  readyLists,
 ];
 
 /**

@@ -2,7 +2,7 @@
   claim: takes queued tasks under a lease (batched claim), for one or more pools at once.
 
   FLAGS allow-oom      (runs above maxmemory: a full Redis must not refuse it)
-  KEYS[1]  key prefix `<name>:{<tag>}:` (derives ready:<pool>, leases, ...: includes/prefix.lua)
+  KEYS[1]  key prefix `<name>:{<tag>}:` (derives the ready lists, leases, ...: includes/prefix.lua)
   ARGV     one or more claims of 5 entries each, applied in order:
     ARGV[i]      now (epoch ms)
     ARGV[i + 1]  pool
@@ -50,12 +50,13 @@
 --- @include "start-log"
 --- @include "task-events"
 --- @include "seq"
+--- @include "ready"
 
 -- CLAIMED_FIELDS are read before the task is marked running; the id, new attempt and token
 -- then replace `status`, `attempt` and `progress` (cleared by the claim).
 local STATUS, ATTEMPT, PROGRESS = CLAIMED_AT.status, CLAIMED_AT.attempt, CLAIMED_AT.progress
 local FK, PRIORITY, BODY = CLAIMED_AT.fk, CLAIMED_AT.priority, CLAIMED_AT.body
-local EXPIRES_AT, TYPE = CLAIMED_AT.expiresAt, CLAIMED_AT.type
+local EXPIRES_AT, TYPE, SEQ = CLAIMED_AT.expiresAt, CLAIMED_AT.type, CLAIMED_AT.seq
 
 -- The rate limit's tokens left at `now` ("<max>/<perMs>"), after trimming its start log.
 local function rateTokens(starts, rate, now)
@@ -68,47 +69,55 @@ end
 -- within a key), is parked instead of claimed. The scan stops FLOW_SCAN_EXTRA past `max`;
 -- the wake it answers asks the worker to claim again (now: more may be claimable).
 local function take(now, pool, max, workerId, leaseUntil)
-  -- ZRANGE + ZREM rather than ZPOPMIN: a popped score is formatted as text, which costs more
-  -- than the second call.
-  local ready = P .. 'ready:' .. pool
   if max <= 0 then return {}, flowArmed() end
+  local levels = readyLevels(pool)
   local budget = max + FLOW_SCAN_EXTRA
   local at = tonumber(now)
   -- heads: per flow key, the first of its parked tasks ({score, member}, false: none).
   local picked, heads, unpark, rateParked = {}, {}, {}, {}
   local expiryDue = anyExpiryDue(now)
-  local scanned, want, exhausted = 0, max, false
-  -- The first read takes `max` candidates; only a parked or expired one makes it read on
-  -- (what was read is out of ready:<pool> by then, so each read starts at rank 0). An
-  -- expiry that queued a task in the pool (an onFailureOf child, a callback) ends the read:
-  -- that task may sort before the rest of it, which stays in ready:<pool> for the next.
-  while #picked < max and scanned < budget do
-    local asked = math.min(want, budget - scanned)
-    local batch = redis.call('ZRANGE', ready, 0, asked - 1)
-    -- A short read took the queue's last candidates: nothing is left to read on.
-    exhausted = #batch < asked
-    if #batch == 0 then break end
+  local scanned, dropped, want, exhausted = 0, 0, max, false
+  -- Each read takes the front of the highest priority's list: `max` candidates first; only
+  -- a parked or an expired candidate, or an entry left behind (its task no longer queued:
+  -- dropped, counted apart, at most READY_DROP_BOUND), makes it read on (what was read is
+  -- out of the list by then). An expiry that queued a task in the pool (an onFailureOf
+  -- child, a callback) ends the read: that task may have a higher priority than the rest of
+  -- it, which stays in the list for the next.
+  while #picked < max and scanned < budget and dropped < READY_DROP_BOUND do
+    local top = redis.call('ZRANGE', levels, 0, 0)
+    if #top == 0 then
+      exhausted = true
+      break
+    end
+    local priority = tonumber(top[1])
+    local asked = math.min(want, budget - scanned, READY_DROP_BOUND - dropped)
+    local batch, fromFront = readyRead(pool, priority, asked)
     local values = {}
     for i = 1, #batch do
       values[i] = redis.call('HMGET', tkey(string.sub(batch[i], SEQ_WIDTH + 1)), unpack(CLAIMED_FIELDS))
     end
-    local gone, reread = {}, false
+    local used, reread = 0, false
     for i = 1, #batch do
       if #picked >= max or reread then break end
       local member = batch[i]
       local id = string.sub(member, SEQ_WIDTH + 1)
-      gone[#gone + 1] = member
-      scanned = scanned + 1
+      used = used + 1
       local v = values[i]
-      -- Never starts a task past its expiry: it ends expired instead (in the scan's budget).
-      if expiryDue and v[STATUS] == 'queued' and expiredBy(v[EXPIRES_AT], at) then
-        queuedIn[pool] = nil
-        expireTask(load(id), at)
-        v[STATUS] = 'expired'
-        reread = queuedIn[pool]
+      if not readyCurrent(v[STATUS], v[SEQ], member) then
+        -- Left behind: its task was cancelled, expired, or queued again since.
+        dropped = dropped + 1
+        v = nil
+      else
+        scanned = scanned + 1
+        -- Never starts a task past its expiry: it ends expired instead (in the scan's budget).
+        if expiryDue and expiredBy(v[EXPIRES_AT], at) then
+          queuedIn[pool] = nil
+          expireTask(load(id), at)
+          v = nil
+          reread = queuedIn[pool]
+        end
       end
-      -- Members of ready:<pool> are queued tasks; the check guards against a corrupted set.
-      if v[STATUS] == 'queued' then
+      if v then
         local fk = v[FK]
         local room, why, behind = 1, nil, false
         local score = -(tonumber(v[PRIORITY]) or 0)
@@ -135,15 +144,19 @@ local function take(now, pool, max, workerId, leaseUntil)
         end
       end
     end
-    callChunked('ZREM', ready, gone)
-    if reread then exhausted = false end
-    if exhausted then break end
-    want = math.max(max - #picked, 16)
+    -- The entries used leave; a priority whose entries were all read and used leaves the
+    -- pool's levels (unless the read ended on a task queued meanwhile: the next read sees).
+    readyDrop(pool, priority, used, fromFront)
+    if used == #batch and #batch < asked and not reread then redis.call('ZREM', levels, top[1]) end
+    -- Entries left behind: read on in reads as long as the budget allows.
+    want = dropped > 0 and budget - scanned or math.max(max - #picked, 16)
   end
+  -- The picked leave the pool's queued count (before readyAny below asks it).
+  bump(P .. 'queuedn', pool, -#picked)
   -- When to claim again: at once (more may be claimable), or when a rate-parked key's next
   -- token frees (the worker's own timer: sooner than the wheel's tick).
   local wake = nil
-  if #picked < max and not exhausted and redis.call('EXISTS', ready) == 1 then wake = at end
+  if #picked < max and not exhausted and readyAny(pool) then wake = at end
   for fk in pairs(unpark) do
     unparkFlow(fk, at)
     wake = at
@@ -211,7 +224,7 @@ local function claim(now, pool, max, workerId, leaseUntil)
     callChunked('ZADD', starts, log)
   end
   if rateBound and (not wake or wake > at) and
-      redis.call('EXISTS', P .. 'ready:' .. pool) == 1 and redis.call('ZCARD', starts) >= rateMax then
+      readyAny(pool) and redis.call('ZCARD', starts) >= rateMax then
     local next = logNextAt(starts, per, at)
     if not wake or next < wake then wake = next end
   end

@@ -2,7 +2,7 @@
   The facts the scripts share with TypeScript. Generated from src/storage/redis/lua-facts.ts
   by scripts/tools/gen-lua.ts: do not edit. A script carries the lines it names.
 ]]
-local LAYOUT = '3' -- src/storage/redis/layout.ts
+local LAYOUT = '4' -- src/storage/redis/layout.ts
 local UNVERSIONED_LAYOUT = '1' -- src/storage/redis/layout.ts
 local LAYOUT_ERROR = 'SKEDULR_LAYOUT' -- src/storage/redis/layout.ts
 local Code = {ok = 0, notFound = -1, idInUse = -2, keyHeld = -3, unknownParent = -4, capacity = -5, wrongStatus = -6, scheduleIdInUse = -7} -- src/storage/redis/codes.ts
@@ -34,11 +34,11 @@ local MAX_TASK_LOG_BYTES = 262144 -- src/core/bounds.ts
 local TASK_ARGS = {'id', 'type', 'pool', 'priority', 'payload', 'body', 'maxRetries', 'runAt', 'key', 'onSuccessOf', 'onFailureOf', 'dedupeKey', 'dedupeTtl', 'debounceKey', 'debounceDelay', 'debounceMaxWait', 'expiresAt', 'flowKey', 'flowParallelism', 'flowRate', 'flowPeriod', 'callback'} -- src/storage/redis/codec.ts
 local TASK_EVENT_CHUNK = 100 -- src/core/task-event.ts
 local TASK_EVENT_BUFFER = 10000 -- src/core/task-event.ts
-local CLAIMED_FIELDS = {'status', 'attempt', 'progress', 'type', 'priority', 'payload', 'maxRetries', 'error', 'runAt', 'key', 'body', 'stalls', 'expiresAt', 'fk'} -- src/storage/redis/claims.ts
+local CLAIMED_FIELDS = {'status', 'attempt', 'progress', 'type', 'priority', 'payload', 'maxRetries', 'error', 'runAt', 'key', 'body', 'stalls', 'expiresAt', 'fk', 'seq'} -- src/storage/redis/claims.ts
 local CALLBACK_TYPE = 'callback' -- src/core/callback.ts
 local CALLBACK_MAX_RETRIES = 8 -- src/core/callback.ts
 local CALLBACK_ID_PREFIX = '__cb_' -- src/core/callback.ts
 local CALLBACK_ID_PROBES = 100 -- src/core/callback.ts
 local CALLBACK_BODY = '"timeoutMs":null,"backoff":{"type":"exponential","baseMs":5000,"maxMs":600000,"jitter":0.1},"scheduleId":null,"dependsOn":[],"onSuccessOf":null,"onFailureOf":null,"maxStalls":3' -- src/core/callback.ts: callbackTask's body fields but createdAt, as JSON members
-local CLAIMED_AT = {status = 1, attempt = 2, progress = 3, type = 4, priority = 5, payload = 6, maxRetries = 7, error = 8, runAt = 9, key = 10, body = 11, stalls = 12, expiresAt = 13, fk = 14} -- src/storage/redis/claims.ts: CLAIMED_FIELDS, 1-based
+local CLAIMED_AT = {status = 1, attempt = 2, progress = 3, type = 4, priority = 5, payload = 6, maxRetries = 7, error = 8, runAt = 9, key = 10, body = 11, stalls = 12, expiresAt = 13, fk = 14, seq = 15} -- src/storage/redis/claims.ts: CLAIMED_FIELDS, 1-based
 local ATTEMPT_AT = {taskId = 1, type = 2, pool = 3, attempt = 4, status = 5, error = 6, startedAt = 7, finishedAt = 8, durationMs = 9, workerId = 10} -- src/storage/redis/attempt-codec.ts: ATTEMPT_FIELDS, 1-based

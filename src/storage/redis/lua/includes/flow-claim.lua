@@ -85,7 +85,7 @@ local function sortsAfter(score, member, head)
   return head and (head[1] < score or (head[1] == score and head[2] < member)) or false
 end
 
--- Parks a queued task taken from ready:<pool> (score, member as they were there).
+-- Parks a queued task taken from its ready list (score -priority, its list entry).
 local function park(id, key, pool, score, member, why)
   local f = flowOf(key)
   f.parked = f.parked + 1
@@ -93,6 +93,7 @@ local function park(id, key, pool, score, member, why)
   redis.call('ZADD', P .. 'parked:' .. key, score, member)
   redis.call('HSET', tkey(id), 'wf', why)
   bump(P .. 'flowparked', pool, 1)
+  bump(P .. 'queuedn', pool, -1)
 end
 
 -- Unparks the keys whose wake is due at `now` (at most FLOW_DUE_BOUND a call): a claim

@@ -6,6 +6,7 @@
 --- @include "tkey"
 --- @include "bump"
 --- @include "publish"
+--- @include "ready"
 
 -- Moves the key's first parked tasks back to their ready queues, as many as it has room
 -- for and at most `most` (default and at most FLOW_UNPARK_BOUND a call), and makes sure the
@@ -26,7 +27,9 @@ local function unparkFlow(key, now, most)
       local pool = row[1] and (row[2] or DEFAULT_POOL)
       members[#members + 1] = member
       if pool then
-        redis.call('ZADD', P .. 'ready:' .. pool, moved[i + 1], member)
+        -- Older than everything in its list: it goes back among the tasks going back.
+        readyAdd(pool, -tonumber(moved[i + 1]), member, tonumber(string.sub(member, 1, SEQ_WIDTH)),
+          true)
         redis.call('HDEL', tkey(id), 'wf')
         bump(P .. 'flowparked', pool, -1)
         announceReady(pool)
@@ -58,13 +61,15 @@ local function flowStopped(key, now)
   if state >= PARKED_FLAG then unparkFlow(key, now, 1) end
 end
 
--- A parked task left `queued` (cancelled, expired): out of its key's parked set.
+-- A parked task left `queued` (cancelled, expired): out of its key's parked set. False when
+-- it was not parked.
 local function flowLeftParked(key, pool, id, member)
   local parked = P .. 'parked:' .. key
-  if redis.call('ZREM', parked, member) == 0 then return end
+  if redis.call('ZREM', parked, member) == 0 then return false end
   local f = FLOWS[key]
   if f then f.parked = f.parked - 1 end
   if redis.call('EXISTS', parked) == 0 then flowAdd(key, -PARKED_FLAG) end
   redis.call('HDEL', tkey(id), 'wf')
   bump(P .. 'flowparked', pool, -1)
+  return true
 end

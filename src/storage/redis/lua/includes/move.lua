@@ -14,6 +14,7 @@
 --- @include "slots"
 --- @include "flow-unpark"
 --- @include "retained"
+--- @include "ready"
 
 -- Pools this script queued a task in since a caller last cleared the pool's entry: a claim
 -- whose expiry queued one (an onFailureOf child, a callback) reads its queue again
@@ -37,7 +38,7 @@ local function enter(t, status, now, fields, keepSeq)
       fields[#fields + 1] = 'seq'
       fields[#fields + 1] = t.seq
     end
-    redis.call('ZADD', P .. 'ready:' .. t.pool, -need(t, 'priority'), seqMember(t.seq, id))
+    readyAdd(t.pool, need(t, 'priority'), seqMember(t.seq, id), t.seq, keepSeq)
     queuedIn[t.pool] = true
     usePool(t.pool)
     announceReady(t.pool)
@@ -67,9 +68,9 @@ local function leave(t, now)
   bump(P .. 'counts', status, -1)
   if INDEXED_STATUSES[status] then redis.call('ZREM', P .. 'status:' .. status, id) end
   if status == 'queued' then
-    local member = seqMember(need(t, 'seq'), id)
-    redis.call('ZREM', P .. 'ready:' .. t.pool, member)
-    if t.fk then flowLeftParked(t.fk, t.pool, id, member) end
+    -- Its list entry stays for a claim to drop (ready.lua); a parked one leaves its set.
+    local parked = t.fk and flowLeftParked(t.fk, t.pool, id, seqMember(need(t, 'seq'), id))
+    if not parked then bump(P .. 'queuedn', t.pool, -1) end
   elseif status == 'scheduled' or status == 'retrying' then
     redis.call('ZREM', P .. 'delayed', seqMember(need(t, 'seq'), id))
   elseif status == 'running' then

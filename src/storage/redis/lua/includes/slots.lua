@@ -5,6 +5,7 @@
 ]]
 --- @include "prefix"
 --- @include "publish"
+--- @include "ready"
 
 local globalLimited = {} --- @per-call
 local function slotFreed(pool)
@@ -14,5 +15,5 @@ local function slotFreed(pool)
     limited = redis.call('HEXISTS', P .. 'control', 'global:' .. pool) == 1
     globalLimited[pool] = limited
   end
-  if limited and redis.call('EXISTS', P .. 'ready:' .. pool) == 1 then announceReady(pool) end
+  if limited and readyAny(pool) then announceReady(pool) end
 end
