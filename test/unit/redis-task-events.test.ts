@@ -113,6 +113,40 @@ describe("redis task events", () => {
     }
   });
 
+  it("leaves out of a batch what repeats the event before it, and reads it back whole", async () => {
+    const s = await open(uniquePrefix("tev"));
+    try {
+      await s.enqueue({
+        tasks: [
+          newTask("r1", T0),
+          newTask("r2", T0),
+          newTask("r3", T0, { type: "u", pool: "p" }),
+          newTask("r4", T0, { type: "u", pool: "p" }),
+        ],
+        now: T0,
+      });
+      const entries = await admin.send(["XRANGE", `${s.prefix}tevents`, "-", "+"]) as unknown[];
+      assert.deepEqual(entries.map((e) => (e as [string, string[]])[1][1].split("|\n|")), [[
+        `created|r1|t|default|${T0}|queued`,
+        "|r2||||queued",
+        "|r3|u|p||queued",
+        "|r4||||queued",
+      ]]);
+      const page = await s.taskEventsAfter("0/0", 10);
+      assert.deepEqual(
+        page.events.map((e) => [e.kind, e.id, e.type, e.pool, e.at, e.status]),
+        [
+          ["created", "r1", "t", "default", T0, "queued"],
+          ["created", "r2", "t", "default", T0, "queued"],
+          ["created", "r3", "u", "p", T0, "queued"],
+          ["created", "r4", "u", "p", T0, "queued"],
+        ],
+      );
+    } finally {
+      await s.close();
+    }
+  });
+
   it("records a call's events as stream entries of at most 100", async () => {
     const s = await open(uniquePrefix("tev"));
     try {

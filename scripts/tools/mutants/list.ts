@@ -35,6 +35,14 @@ export const MUTANTS: Mutant[] = [
     tests: ["test/unit/redis-ready-lists.test.ts"],
   },
   {
+    id: "event-batch-repeats-lost",
+    why: "a task event batch's left-out kind, type, pool and time read back as the event before",
+    file: "src/storage/redis/task-events.ts",
+    find: "    type = t || type;",
+    replace: "    type = t;",
+    tests: ["test/unit/redis-task-events.test.ts"],
+  },
+  {
     id: "claim-drops-unbounded",
     why: "a claim drops at most 1,000 left-behind entries, then asks to be called again",
     file: "src/storage/redis/lua/claim-1.lua",

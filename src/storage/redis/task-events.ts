@@ -200,11 +200,19 @@ const OWN: Record<string, readonly (keyof RecordedTaskEvent)[]> = {
 };
 const ATTEMPT_ONLY = ["attempt"] as const;
 
-/** A batch's events from its `e` field (see lua/includes/task-events.lua). */
+/**
+ * A batch's events from its `e` field (see lua/includes/task-events.lua): a kind, type, pool
+ * or time left empty is the previous event's (layout 4; earlier batches hold every value).
+ */
 export function decodeEvents(batch: string): RecordedTaskEvent[] {
   if (batch === "") return [];
+  let kind = "", type = "", pool = "", at = "";
   return batch.split("|\n|").map((text) => {
-    const [kind, id, type, pool, at, ...own] = text.split("|");
+    const [k, id, t, p, a, ...own] = text.split("|");
+    kind = k || kind;
+    type = t || type;
+    pool = p || pool;
+    at = a || at;
     const e: Record<string, unknown> = { kind, id, type, pool, at: Number(at) };
     (OWN[kind] ?? ATTEMPT_ONLY).forEach((name, i) => {
       if (own[i] !== undefined) e[name] = name === "status" ? own[i] : Number(own[i]);

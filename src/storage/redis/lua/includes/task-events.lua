@@ -11,7 +11,9 @@
   JSON and no string per event here, which would cost more than the rest of a claim. An
   event is kind|id|type|pool|at, then its kind's own: created status; started, stalled,
   requeued, succeeded, dead, cancelled, expired attempt; retrying attempt|runAt; progress
-  progress (src/storage/redis/task-events.ts decodes them).
+  progress (src/storage/redis/task-events.ts decodes them). A kind, type, pool or at equal to
+  the previous event's in the same batch is left empty (never empty otherwise): a batch of
+  one submit's or one claim's events then costs little more than their ids (layout 4).
   Nothing is recorded while the deployment's events are off (EVENTS_OFF, read with the
   layout).
 ]]
@@ -22,20 +24,28 @@
 local TASK_EVENTS, TASK_EVENT_LEN, TASK_EVENT_COUNT = {}, 0, 0 --- @per-call
 -- Where each chunk of TASK_EVENT_CHUNK events ends among the values.
 local TASK_EVENT_CUTS = {} --- @per-call
+-- The previous event's kind, type, pool and at in the current chunk.
+local TASK_EVENT_LAST = {} --- @per-call
 
 -- Records one event of task `id`; `v1`, `v2`: its kind's own values (see above).
 local function taskEvent(kind, id, type, pool, now, v1, v2)
   if EVENTS_OFF then return end
-  local e, n = TASK_EVENTS, TASK_EVENT_LEN
-  if TASK_EVENT_COUNT > 0 then
-    if TASK_EVENT_COUNT % TASK_EVENT_CHUNK == 0 then
-      TASK_EVENT_CUTS[#TASK_EVENT_CUTS + 1] = n
-    else
-      n = n + 1
-      e[n] = '\n'
-    end
+  local e, n, last = TASK_EVENTS, TASK_EVENT_LEN, TASK_EVENT_LAST
+  if TASK_EVENT_COUNT % TASK_EVENT_CHUNK == 0 then
+    -- A new chunk: it repeats nothing of the previous one (each batch is read alone).
+    if TASK_EVENT_COUNT > 0 then TASK_EVENT_CUTS[#TASK_EVENT_CUTS + 1] = n end
+    last = {}
+    TASK_EVENT_LAST = last
+  else
+    n = n + 1
+    e[n] = '\n'
   end
-  e[n + 1], e[n + 2], e[n + 3], e[n + 4], e[n + 5] = kind, id, type, pool, now
+  e[n + 1] = kind == last[1] and '' or kind
+  e[n + 2] = id
+  e[n + 3] = type == last[2] and '' or type
+  e[n + 4] = pool == last[3] and '' or pool
+  e[n + 5] = now == last[4] and '' or now
+  last[1], last[2], last[3], last[4] = kind, type, pool, now
   n = n + 5
   if v1 ~= nil then
     n = n + 1
