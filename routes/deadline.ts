@@ -71,11 +71,10 @@ class RequestClock implements Deadline {
 function expire(clock: RequestClock): void {
   clock.timer = undefined;
   if (clock.done) return;
-  const now = performance.now();
-  const left = clock.heldAt >= 0 ? clock.ms : clock.due - now;
-  // Held (an upload), or resumed since the timer was set: wait for the rest.
-  if (clock.heldAt >= 0 || left > 0) {
-    clock.timer = setTimeout(expire, Math.max(1, Math.ceil(left)), clock);
+  // Held (an upload): a whole deadline more; resumed since the timer was set: the rest.
+  const wait = clock.heldAt >= 0 ? clock.ms : Math.ceil(clock.due - performance.now());
+  if (wait > 0) {
+    clock.timer = setTimeout(expire, wait, clock);
     return;
   }
   clock.done = true;

@@ -44,12 +44,8 @@ export const keys = {
    * tasks that left `queued` stay until a claim drops them (lua/includes/ready.lua).
    */
   readyList: (p: string, pool: string, priority: number) => `${p}rl:${priority}:${pool}`,
-  /** Zset: tasks going back to their place in readyList, by seq, read before it. */
-  readyFront: (p: string, pool: string, priority: number) => `${p}rf:${priority}:${pool}`,
-  /** Zset: the priorities with a readyList or readyFront, score = -priority. */
+  /** Zset: the priorities with a ready list (or tasks going back), score = -priority. */
   readyLevels: (p: string, pool: string) => `${p}rlv:${pool}`,
-  /** Hash: per pool, its queued tasks that are not parked. */
-  queuedCounts: (p: string) => `${p}queuedn`,
   status: (p: string, status: string) => `${p}status:${status}`,
   delayed: (p: string) => `${p}delayed`,
   /** Zset: tasks that may expire before they start, score = expiresAt, member = id. */

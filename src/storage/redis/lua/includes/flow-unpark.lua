@@ -28,8 +28,7 @@ local function unparkFlow(key, now, most)
       members[#members + 1] = member
       if pool then
         -- Older than everything in its list: it goes back among the tasks going back.
-        readyAdd(pool, -tonumber(moved[i + 1]), member, tonumber(string.sub(member, 1, SEQ_WIDTH)),
-          true)
+        readyAdd(pool, -tonumber(moved[i + 1]), member, true)
         redis.call('HDEL', tkey(id), 'wf')
         bump(P .. 'flowparked', pool, -1)
         announceReady(pool)

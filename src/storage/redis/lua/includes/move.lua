@@ -38,7 +38,7 @@ local function enter(t, status, now, fields, keepSeq)
       fields[#fields + 1] = 'seq'
       fields[#fields + 1] = t.seq
     end
-    readyAdd(t.pool, need(t, 'priority'), seqMember(t.seq, id), t.seq, keepSeq)
+    readyAdd(t.pool, need(t, 'priority'), seqMember(t.seq, id), keepSeq)
     queuedIn[t.pool] = true
     usePool(t.pool)
     announceReady(t.pool)

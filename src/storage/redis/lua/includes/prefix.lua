@@ -44,7 +44,13 @@
     status:<status>  zset    score = order, for INDEXED_STATUSES only (the rare ones);
                              status:dead is the dead-letter list; status:expired the
                              expired tasks (kept like dead ones, never pruned)
-    ready:<pool>     zset    queued tasks, score = -priority, member = seq(SEQ_WIDTH)..id
+    rl:<prio>:<pool> list    queued tasks of one priority, oldest first, member =
+                             seq(SEQ_WIDTH)..id; entries of tasks that left `queued` stay
+                             until a claim drops them (includes/ready.lua)
+    rf:<prio>:<pool> zset    tasks going back to their place (handed back, unparked),
+                             score = seq, member as in rl; a claim reads it first
+    rlv:<pool>       zset    the priorities with an rl or rf key, score = -priority
+    queuedn          hash    pool -> its queued tasks that are not parked
     delayed          zset    scheduled/retrying tasks, score = runAt, member = seq..id
     expiries         zset    tasks with an expiresAt that may expire before they start,
                              score = expiresAt, member = id (includes/expiry.lua): added on
@@ -75,8 +81,8 @@
     flowkeys         zset    flow key -> its last submit; keys idle a day are forgotten
     flowstarts:<key> zset    a rate-limited flow key's recent starts (score = start, member =
                              claim token), trimmed to its window and newest `rate`
-    parked:<key>     zset    a flow key's queued tasks held back by its limit, with the score
-                             and member they had in ready:<pool>
+    parked:<key>     zset    a flow key's queued tasks held back by its limit, score =
+                             -priority, member as in rl:<prio>:<pool>
     flowparked       hash    pool -> its parked tasks (counted as queued)
     flowwakes        zset    flow key -> when its next rate token frees (claims take due ones);
                              mirrored by a member `<16 zeros>~<key>` of `delayed` (promoteDue)

@@ -24,11 +24,12 @@ local function readyList(pool, priority) return P .. 'rl:' .. prioText(priority)
 local function readyFront(pool, priority) return P .. 'rf:' .. prioText(priority) .. ':' .. pool end
 local function readyLevels(pool) return P .. 'rlv:' .. pool end
 
--- Queues `member` (of seq `seq`) at the back of its priority, or (`front`) among the tasks
--- going back, before the list.
-local function readyAdd(pool, priority, member, seq, front)
+-- Queues `member` at the back of its priority, or (`front`) among the tasks going back,
+-- before the list, by the seq it starts with.
+local function readyAdd(pool, priority, member, front)
   if front then
-    redis.call('ZADD', readyFront(pool, priority), seq, member)
+    redis.call('ZADD', readyFront(pool, priority), tonumber(string.sub(member, 1, SEQ_WIDTH)),
+      member)
     redis.call('ZADD', readyLevels(pool), -priority, prioText(priority))
   elseif redis.call('RPUSH', readyList(pool, priority), member) == 1 then
     redis.call('ZADD', readyLevels(pool), -priority, prioText(priority))
