@@ -21,6 +21,7 @@ import { createApp } from "../../routes/app.ts";
 import { isStorageFault, Scheduler, silentLogger } from "../../src/mod.ts";
 import { type RunningGateway, startGateway } from "../../scripts/rest-gateway/gateway.ts";
 import { testRedisUrl, uniquePrefix } from "../../scripts/tools/redis-server.ts";
+import { newTask } from "../../scripts/tools/new-task.ts";
 
 const TOKEN = "unit-layout-token";
 const NEWER = String(LAYOUT + 1);
@@ -255,6 +256,101 @@ describe("data layout", () => {
     }
     const after = (await node.stats()).byPool;
     assert.deepEqual([after.default?.queued, after.b?.queued], [0, 0]);
+    await node.close();
+  });
+
+  it("a store of layout 4 is restamped by init(): its records read the same, new ones are leaner", async () => {
+    const { name, prefix } = freshPrefix(admin);
+    // What layout 4 left: bodies as JSON objects, a null result stored, history entries as
+    // JSON arrays (here a failed attempt in pool p), a running task whose lease is gone.
+    const now = Date.now();
+    await admin.send(["HSET", keys.meta(prefix), "layout", "4"]);
+    await admin.send(["SET", `${prefix}seq`, "100"]);
+    await admin.send([
+      "HSET",
+      keys.task(prefix, "four-done"),
+      ...["type", "t", "body", JSON.stringify({ createdAt: 7 }), "order", "1", "seq", "2"],
+      ...["status", "succeeded", "attempt", "1", "startedAt", "8", "finishedAt", "9"],
+      ...["workerId", "w", "result", "null"],
+    ]);
+    await admin.send([
+      "HSET",
+      keys.task(prefix, "four-run"),
+      ...["type", "t", "body", JSON.stringify({ createdAt: 7, maxStalls: 0 }), "order", "3"],
+      ...["status", "running", "attempt", "1", "startedAt", String(now - 5_000)],
+      ...["workerId", "gone", "claimSeq", "4", "seq", "3"],
+    ]);
+    await admin.send(["ZADD", `${prefix}leases`, String(now - 1_000), "four-run"]);
+    await admin.send(["HSET", `${prefix}counts`, "running", "1", "succeeded", "1"]);
+    await admin.send(["HSET", `${prefix}running`, "default", "1"]);
+    const old = {
+      taskId: "four-old",
+      type: "t",
+      pool: "p",
+      attempt: 1,
+      status: "retrying",
+      error: { message: "boom | bang" },
+      startedAt: now - 2_000,
+      finishedAt: now - 1_500,
+      durationMs: 400,
+      workerId: "w|1",
+    };
+    await admin.send([
+      "XADD",
+      `${prefix}attempts`,
+      "5-0",
+      "a",
+      JSON.stringify(Object.values(old)),
+    ]);
+    const node = new RedisStorage({ transport: connectRedisTcp(url), prefix: name });
+    await assert.rejects(node.stats(), refusal("4", /migrate the store first/));
+    await node.init();
+    assert.equal(await admin.send(["HGET", keys.meta(prefix), "layout"]), String(LAYOUT));
+
+    const done = await node.get("four-done");
+    assert.deepEqual([done?.createdAt, done?.result, done?.maxStalls], [7, null, 3]);
+    assert.deepEqual((await node.history({ q: "bang", pool: "p" })).items, [old]);
+    // maxStalls 0, read from the old body: the lost lease makes the task dead.
+    await node.recoverExpired({ now, limit: 10 });
+    assert.equal((await node.get("four-run"))?.status, "dead");
+
+    // New records: the body is the creation time, a null result is left out, the history
+    // entry is text, and all of it reads back as before.
+    await node.enqueue({ tasks: [newTask("five", 11)], now });
+    const owner = { workerId: "w|2", leaseMs: 10_000 };
+    const [claimed] = await node.claim({ pool: "default", max: 1, owner, now });
+    const lease = { id: "five", workerId: "w|2", token: claimed!.token };
+    assert.ok(await node.complete({ lease, result: null, now: now + 3 }));
+    const hash = await admin.send(["HGETALL", keys.task(prefix, "five")]) as string[];
+    assert.equal(hash[hash.indexOf("body") + 1], "11");
+    assert.equal(hash.includes("result"), false);
+    const [[, [, entry]]] = await admin.send([
+      "XREVRANGE",
+      `${prefix}attempts`,
+      "+",
+      "-",
+      "COUNT",
+      "1",
+    ]) as [
+      string,
+      string[],
+    ][];
+    assert.equal(entry, `five|t||1||${now}|3|3|"w|2"`);
+    const five = await node.get("five");
+    assert.deepEqual([five?.createdAt, five?.result, five?.status], [11, null, "succeeded"]);
+    const [newest] = (await node.history({ taskId: "five" })).items;
+    assert.deepEqual(newest, {
+      taskId: "five",
+      type: "t",
+      pool: "default",
+      attempt: 1,
+      status: "succeeded",
+      error: null,
+      startedAt: now,
+      finishedAt: now + 3,
+      durationMs: 3,
+      workerId: "w|2",
+    });
     await node.close();
   });
 

@@ -122,15 +122,19 @@ describe("redis task events", () => {
           newTask("r2", T0),
           newTask("r3", T0, { type: "u", pool: "p" }),
           newTask("r4", T0, { type: "u", pool: "p" }),
+          newTask("r5", T0, { type: "u", pool: "p", runAt: T0 + 60_000 }),
+          newTask("r6", T0, { type: "u", pool: "p", runAt: T0 + 60_000 }),
         ],
         now: T0,
       });
       const entries = await admin.send(["XRANGE", `${s.prefix}tevents`, "-", "+"]) as unknown[];
       assert.deepEqual(entries.map((e) => (e as [string, string[]])[1][1].split("|\n|")), [[
         `created|r1|t|default|${T0}|queued`,
-        "|r2||||queued",
+        "r2",
         "|r3|u|p||queued",
-        "|r4||||queued",
+        "r4",
+        "|r5||||scheduled",
+        "r6",
       ]]);
       const page = await s.taskEventsAfter("0/0", 10);
       assert.deepEqual(
@@ -140,6 +144,8 @@ describe("redis task events", () => {
           ["created", "r2", "t", "default", T0, "queued"],
           ["created", "r3", "u", "p", T0, "queued"],
           ["created", "r4", "u", "p", T0, "queued"],
+          ["created", "r5", "u", "p", T0, "scheduled"],
+          ["created", "r6", "u", "p", T0, "scheduled"],
         ],
       );
     } finally {

@@ -9,7 +9,7 @@
 import type { Claimed, ClaimedTask, LeaseOwner } from "../storage.ts";
 import { Batcher } from "./batcher.ts";
 import { redactedCallback } from "../../core/callback.ts";
-import { bodyFields, type StoredBody, storedPayload } from "./codec.ts";
+import { bodyFields, parseBody, storedPayload } from "./codec.ts";
 import type { RedisContext } from "./context.ts";
 import type { RedisReply } from "./transport.ts";
 
@@ -89,7 +89,7 @@ const parse = (v: Value) => (v === null ? null : JSON.parse(v));
  * builds from the stored hash.
  */
 function decodeClaimed(v: Value[], claim: ClaimItem): ClaimedTask {
-  const body = JSON.parse(v[AT.body]!) as StoredBody;
+  const body = parseBody(v[AT.body]!);
   const b = bodyFields(body);
   const stalls = v[AT.stalls];
   return {

@@ -5,9 +5,10 @@
  * A task is a Redis hash: one field per record field the scripts read or change (an absent
  * field is null), `payload` as JSON (absent: null), and `body`, the JSON of the fields only
  * TypeScript reads (each hash field costs Lua time on every transition), their defaults
- * left out. Small values keep the hash a listpack (every value ≤ 64 bytes: a few hundred
- * bytes a task instead of a hashtable's kilobyte). JSON holds the text JSON.stringify made;
- * Lua never re-encodes it (cjson would round numbers to 14 digits).
+ * left out (most tasks': just the creation time, stored as a bare number). Small values
+ * keep the hash a listpack (every value ≤ 64 bytes: a few hundred bytes a task instead of a
+ * hashtable's kilobyte). JSON holds the text JSON.stringify made; Lua never re-encodes it
+ * (cjson would round numbers to 14 digits).
  */
 import {
   type Callback,
@@ -65,6 +66,22 @@ export type StoredBody = Body & {
   /** A callback task's: the ended task's hash as HGETALL gave it (lua/includes/callback.lua). */
   snapshot?: string[];
 };
+
+/**
+ * A stored `body`: the JSON of an object, or (layout 5) the bare creation time when the task
+ * keeps nothing else there (16 bytes a task less, most tasks).
+ */
+export function parseBody(text: string): StoredBody {
+  const b = JSON.parse(text) as StoredBody | number;
+  return typeof b === "number" ? { createdAt: b } as StoredBody : b;
+}
+
+/** `body` as stored: the bare creation time when it holds nothing else (see parseBody). */
+function bodyText(body: Partial<StoredBody>): string {
+  const text = JSON.stringify(body);
+  // {"createdAt":N} has no comma; any other field adds one.
+  return text.includes(",") ? text : String(body.createdAt);
+}
 
 /** The body of a task stored before maxStalls existed has none: the default applies. */
 export const bodyMaxStalls = (body: Partial<Body>) => body.maxStalls ?? DEFAULT_MAX_STALLS;
@@ -136,7 +153,7 @@ export function encodeTask(t: NewTask): string[] {
  */
 export function encodeTaskInto(args: string[], t: NewTask): string | undefined {
   const { shown, secrets } = sealPayload(t.type, t.payload);
-  // Defaults left out: most tasks' body is then just their creation time.
+  // Defaults left out: most tasks' body is then just their creation time (see parseBody).
   const body: Partial<StoredBody> = { createdAt: t.createdAt };
   if (t.timeoutMs !== null) body.timeoutMs = t.timeoutMs;
   if (t.backoff !== null) body.backoff = t.backoff;
@@ -159,7 +176,7 @@ export function encodeTaskInto(args: string[], t: NewTask): string | undefined {
     t.pool,
     String(t.priority),
     payload,
-    JSON.stringify(body),
+    bodyText(body),
     String(t.maxRetries),
     opt(t.runAt),
     opt(t.key),
@@ -202,7 +219,7 @@ export function decodeTask(
 ): { record: TaskRecord; order: number } | null {
   const f = pairsToObject(reply);
   if (f.status === undefined) return null;
-  const body = JSON.parse(f.body) as StoredBody;
+  const body = parseBody(f.body);
   const b = bodyFields(body);
   const record: TaskRecord = {
     id: f.id ?? id!,

@@ -103,6 +103,14 @@ export const MIGRATIONS: readonly Migration[] = [
   ),
   compactRecords,
   readyLists,
+  restamp(
+    4,
+    5,
+    "leaner records: a task's `body` holding only its creation time is that number, a null " +
+      "result is not stored, history entries are text (attempt-codec.ts), an event that " +
+      "repeats the previous one but for its id is the id alone; what was stored before " +
+      "reads the same, so nothing is rewritten",
+  ),
 ];
 
 /**

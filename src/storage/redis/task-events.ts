@@ -202,17 +202,23 @@ const ATTEMPT_ONLY = ["attempt"] as const;
 
 /**
  * A batch's events from its `e` field (see lua/includes/task-events.lua): a kind, type, pool
- * or time left empty is the previous event's (layout 4; earlier batches hold every value).
+ * or time left empty is the previous event's (layout 4; earlier batches hold every value), and
+ * an event without a "|" is an id whose other values are all the previous event's (layout 5).
  */
 export function decodeEvents(batch: string): RecordedTaskEvent[] {
   if (batch === "") return [];
-  let kind = "", type = "", pool = "", at = "";
+  let kind = "", type = "", pool = "", at = "", own: string[] = [];
   return batch.split("|\n|").map((text) => {
-    const [k, id, t, p, a, ...own] = text.split("|");
-    kind = k || kind;
-    type = t || type;
-    pool = p || pool;
-    at = a || at;
+    const values = text.split("|");
+    const id = values.length === 1 ? text : values[1]!;
+    if (values.length > 1) {
+      const [k, , t, p, a, ...rest] = values;
+      kind = k || kind;
+      type = t || type;
+      pool = p || pool;
+      at = a || at;
+      own = rest;
+    }
     const e: Record<string, unknown> = { kind, id, type, pool, at: Number(at) };
     (OWN[kind] ?? ATTEMPT_ONLY).forEach((name, i) => {
       if (own[i] !== undefined) e[name] = name === "status" ? own[i] : Number(own[i]);

@@ -14,7 +14,8 @@
 
   Per task, only while workerId holds the lease of that claim (fencing: a settle that
   arrives after the task was recovered and claimed again changes nothing): appends its log
-  lines, stores the result, records the attempt
+  lines, stores the result (a null one is left out: an absent field reads as null), records
+  the attempt
   (history, duration sample, totals.succeeded), releases the key, settles workflow children
   (conditions met -> queued or scheduled; broken -> cancelled, transitively) and applies
   row retention. Returns one integer per task: 1 completed (also when this claim already
@@ -61,12 +62,16 @@ for i = 3, #ARGV, 8 do
       else
         fileAttempt(t.type, json, ARGV[i + 5], now)
       end
-      finish(t, 'succeeded', now, {'result', result})
+      finish(t, 'succeeded', now, result ~= 'null' and {'result', result} or nil)
       bump(P .. 'totals', 'succeeded', 1)
     else
       -- One seq orders the attempt in history and the row among finished rows.
       local seq = fileAttempt(v[4], json, ARGV[i + 5], now)
-      redis.call('HSET', k, 'result', result, 'finishedAt', nowText, 'status', 'succeeded')
+      if result == 'null' then
+        redis.call('HSET', k, 'finishedAt', nowText, 'status', 'succeeded')
+      else
+        redis.call('HSET', k, 'result', result, 'finishedAt', nowText, 'status', 'succeeded')
+      end
       defer('ZREM', LEASES, id)
       -- Its row never leaves `retained` but by pruning (a succeeded task is never revived, and
       -- one without children has no cascade): `seq` need not name its entry.

@@ -17,6 +17,7 @@
 ]]
 --- @include "prefix"
 --- @include "listing"
+--- @include "attempt-entry"
 
 local matches = listingFilter(ARGV[2], ARGV[3], ARGV[4])
 local q = ARGV[5]
@@ -34,7 +35,7 @@ while examined < budget and found < want do
     bound, last = '(' .. entry[1], seq
     examined = examined + 1
     local json = entry[2][2]
-    local a = cjson.decode(json)
+    local a = attemptValues(json, q ~= '')
     local kind = a[ATTEMPT_AT.type]
     local keep = matches(a[ATTEMPT_AT.status], kind, a[ATTEMPT_AT.pool])
     if keep and q ~= '' then

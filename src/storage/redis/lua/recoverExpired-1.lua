@@ -56,7 +56,7 @@ for i = 1, math.min(limit, #expired) do
   local k = tkey(t.id)
   local v = redis.call('HMGET', k, 'stalls', 'body')
   local stalls = (tonumber(v[1]) or 0) + 1
-  local maxStalls = tonumber(cjson.decode(v[2]).maxStalls) or DEFAULT_MAX_STALLS
+  local maxStalls = tonumber(bodyTable(v[2]).maxStalls) or DEFAULT_MAX_STALLS
   local lost = 'lease expired (worker ' .. (t.workerId or '') .. ' lost)'
   bump(P .. 'totals', 'stalled', 1)
   if stalls > maxStalls then

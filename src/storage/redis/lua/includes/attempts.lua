@@ -8,13 +8,13 @@
 --- @include "retention"
 --- @include "json-name"
 
--- Files one finished attempt: its history entry (`json`, src/storage/redis/attempt-codec.ts:
--- an AttemptRecord's values as a JSON array; '-' for none, the type's history being sampled
--- or off) and its duration (text, ms) among the type's samples. Returns the attempt's seq.
-local function fileAttempt(type, json, duration, now)
+-- Files one finished attempt: its history entry (`entry`, src/storage/redis/attempt-codec.ts;
+-- '-' for none, the type's history being sampled or off) and its duration (text, ms) among
+-- the type's samples. Returns the attempt's seq.
+local function fileAttempt(type, entry, duration, now)
   local seq = nextSeq()
   -- pcall: an entry someone wrote ahead of the counter must never fail the transition.
-  if json ~= '-' then redis.pcall('XADD', P .. 'attempts', text(seq) .. '-0', 'a', json) end
+  if entry ~= '-' then redis.pcall('XADD', P .. 'attempts', text(seq) .. '-0', 'a', entry) end
   if not sampledTypes[type] then
     sampledTypes[type] = true
     redis.call('ZADD', P .. 'types', 'NX', text(seq), type)
@@ -32,10 +32,12 @@ local function recordAttempt(t, status, errorJson, now, noEntry)
   local startedAt = t.startedAt or now
   local duration = text(math.max(0, now - startedAt))
   if noEntry then return fileAttempt(t.type, '-', duration, now) end
-  -- In ATTEMPT_FIELDS order (taskId, type, pool, attempt, status, error, startedAt,
-  -- finishedAt, durationMs, workerId).
-  local json = '[' .. name(t.id) .. ',' .. name(t.type) .. ',' .. name(t.pool) .. ',' ..
-    text(t.attempt) .. ',"' .. status .. '",' .. (errorJson or 'null') .. ',' ..
-    text(startedAt) .. ',' .. text(now) .. ',' .. duration .. ',' .. name(t.workerId or '') .. ']'
-  fileAttempt(t.type, json, duration, now)
+  -- taskId|type|pool|attempt|status|startedAt|finishedAt - startedAt|durationMs|tail
+  -- (attempt-codec.ts): the default pool and `succeeded` empty, the tail JSON.
+  local tail = name(t.workerId or '')
+  if errorJson then tail = tail .. ',' .. errorJson end
+  local entry = t.id .. '|' .. t.type .. '|' .. (t.pool == DEFAULT_POOL and '' or t.pool) ..
+    '|' .. text(t.attempt) .. '|' .. (status == 'succeeded' and '' or status) .. '|' ..
+    text(startedAt) .. '|' .. text(now - startedAt) .. '|' .. duration .. '|' .. tail
+  fileAttempt(t.type, entry, duration, now)
 end

@@ -15,7 +15,7 @@ local FLOW_DIRTY = {} --- @per-call
 local function flowRestore(key, f, body, now)
   if f.par or f.rate then return end
   redis.call('ZADD', P .. 'flowkeys', text(now), key)
-  local fc = cjson.decode(body).flowControl
+  local fc = bodyTable(body).flowControl
   if type(fc) ~= 'table' then return end
   local limit = function(name) return type(fc[name]) == 'number' and fc[name] or nil end
   f.par, f.rate, f.per = limit('parallelism'), limit('rate'), limit('periodMs')

@@ -18,9 +18,11 @@
                              (type, pool, priority, maxRetries, key, runAt, status,
                              attempt, startedAt, finishedAt, workerId, progress, result,
                              error, cancelReason, expiresAt, fk: the flow key, wf: waitingFor
-                             while parked), `payload` (JSON), `body` (JSON of the
-                             fields only TypeScript reads: createdAt, timeoutMs, backoff,
-                             scheduleId, dependsOn, onSuccessOf, onFailureOf), and
+                             while parked; a null result is not stored), `payload`
+                             (JSON), `body` (JSON of the fields only TypeScript reads:
+                             createdAt, timeoutMs, backoff, scheduleId, dependsOn,
+                             onSuccessOf, onFailureOf; just the createdAt number when
+                             the others are at their defaults: values.lua bodyTable), and
                              bookkeeping: order (creation seq), seq (queue/delay position),
                              pending (parents unfinished), children ("1" once it has any),
                              claimSeq (the running claim's seq: claim order for lease
@@ -92,14 +94,16 @@
                              limit
     totals           hash    succeeded / failedAttempts / dead / stalled / expired
     attempts         stream  finished attempts (includes/attempts.lua), entry `<seq>-0`
-                             (the history seq), field a = AttemptRecord JSON; trimmed by
-                             history retention (includes/retention.lua)
+                             (the history seq), field a = the attempt as text
+                             (src/storage/redis/attempt-codec.ts; a JSON array before
+                             layout 5); trimmed by history retention (includes/retention.lua)
     types            zset    task types with duration samples, score = first use
     durations:<type> list    latest duration samples (ms), newest first, DURATION_SAMPLES
     events           channel pub/sub (PUBLISH), JSON events
     tevents          stream  task events, one entry per batch (includes/task-events.lua),
-                             id `<n>-0`, field e = JSON array; about TASK_EVENT_BUFFER kept
-    tevents          channel the same batches as published: "<n> <JSON array>"
+                             id `<n>-0`, field e = the batch's events as text; about
+                             TASK_EVENT_BUFFER kept
+    tevents          channel each batch's number n, published after its entry
     tevseq           string  the last batch number
   Schedules, pool controls (control: size:, paused:, global:<pool> = n and
   rate:<pool> = "<max>/<perMs>", absent = no limit: setPoolLimits-1.lua), instances and rate

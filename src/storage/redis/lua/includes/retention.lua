@@ -9,6 +9,7 @@
 --- @include "done"
 --- @include "index-buckets"
 --- @include "retained"
+--- @include "attempt-entry"
 
 -- Scripts that finish tasks set these from their ARGV; the default keeps everything.
 local RETENTION = {maxAgeMs = math.huge, maxCount = math.huge} --- @per-call
@@ -18,7 +19,7 @@ local recorded, finishedAny, sampledTypes = false, false, {} --- @per-call
 
 -- Whether the attempt of stream entry `entry` is past maxAgeMs at `now`.
 local function tooOld(entry, now)
-  local ok, a = pcall(cjson.decode, entry[2][2])
+  local ok, a = pcall(attemptValues, entry[2][2])
   local at = ok and type(a) == 'table' and tonumber(a[ATTEMPT_AT.finishedAt]) or nil
   return at ~= nil and now - at > RETENTION.maxAgeMs
 end

@@ -12,8 +12,9 @@
   event is kind|id|type|pool|at, then its kind's own: created status; started, stalled,
   requeued, succeeded, dead, cancelled, expired attempt; retrying attempt|runAt; progress
   progress (src/storage/redis/task-events.ts decodes them). A kind, type, pool or at equal to
-  the previous event's in the same batch is left empty (never empty otherwise): a batch of
-  one submit's or one claim's events then costs little more than their ids (layout 4).
+  the previous event's in the same batch is left empty (never empty otherwise; layout 4), and
+  an event whose values all repeat the previous one's is its id alone, without a "|" (layout
+  5): a batch of one submit's or one claim's events then costs little more than their ids.
   Nothing is recorded while the deployment's events are off (EVENTS_OFF, read with the
   layout).
 ]]
@@ -24,7 +25,7 @@
 local TASK_EVENTS, TASK_EVENT_LEN, TASK_EVENT_COUNT = {}, 0, 0 --- @per-call
 -- Where each chunk of TASK_EVENT_CHUNK events ends among the values.
 local TASK_EVENT_CUTS = {} --- @per-call
--- The previous event's kind, type, pool and at in the current chunk.
+-- The previous event's kind, type, pool, at and own values in the current chunk.
 local TASK_EVENT_LAST = {} --- @per-call
 
 -- Records one event of task `id`; `v1`, `v2`: its kind's own values (see above).
@@ -40,12 +41,19 @@ local function taskEvent(kind, id, type, pool, now, v1, v2)
     n = n + 1
     e[n] = '\n'
   end
+  if kind == last[1] and type == last[2] and pool == last[3] and now == last[4] and
+    v1 == last[5] and v2 == last[6] then
+    -- Everything but the id repeats: the event is its id alone.
+    e[n + 1] = id
+    TASK_EVENT_LEN, TASK_EVENT_COUNT = n + 1, TASK_EVENT_COUNT + 1
+    return
+  end
   e[n + 1] = kind == last[1] and '' or kind
   e[n + 2] = id
   e[n + 3] = type == last[2] and '' or type
   e[n + 4] = pool == last[3] and '' or pool
   e[n + 5] = now == last[4] and '' or now
-  last[1], last[2], last[3], last[4] = kind, type, pool, now
+  last[1], last[2], last[3], last[4], last[5], last[6] = kind, type, pool, now, v1, v2
   n = n + 5
   if v1 ~= nil then
     n = n + 1

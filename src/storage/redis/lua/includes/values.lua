@@ -21,3 +21,10 @@ local function str(v)
 end
 
 local function int(n) return string.format('%.0f', n) end
+
+-- A task's `body` (src/storage/redis/codec.ts) as a table: JSON of an object, or the bare
+-- creation time when the task keeps nothing else there.
+local function bodyTable(json)
+  local b = cjson.decode(json)
+  return type(b) == 'table' and b or {}
+end
