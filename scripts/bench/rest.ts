@@ -6,7 +6,9 @@
  *                             [--only throughput,latency,idle,modes]
  *
  * - throughput: `tasks` no-op tasks submitted in bulk (1000 per submitMany) while paused,
- *   then resumed and drained by 1 worker process of concurrency 50;
+ *   then resumed and drained by 1 worker process of concurrency 50; also the CPU per task
+ *   of the worker, the gateway and redis-server during the drain (from /proc), and for REST
+ *   the HTTP requests per task the gateway served;
  * - latency: `singles` sequential single submits to 1 idle worker process; the handler
  *   takes start − submit on the host's shared clock (after 20 warm-up tasks);
  * - idle: 1 worker process (pools default=10,critical=4) with nothing to do, settled for
@@ -30,6 +32,7 @@ import { RedisStorage } from "../../src/storage/redis/redis-storage.ts";
 import { RestRedisStorage } from "../../src/storage/redis/rest-storage.ts";
 import { RestTransport } from "../../src/storage/redis/rest-transport.ts";
 import type { PipelineMode } from "../../src/storage/redis/rest-pipeline.ts";
+import { processCpuMicros } from "./e2e-cpu.ts";
 
 const argv = process.argv.slice(2);
 const arg = (name: string, fallback: string) => {
@@ -93,6 +96,7 @@ async function system(kind: Kind, n: number, pools: string) {
   await Promise.all(workers.map((w) => ready(w, 30_000)));
   return {
     client,
+    workerPid: workers[0].child.pid!,
     completed: async () =>
       Number(await admin.send(["HGET", `${prefix}:{default}:counts`, "succeeded"]) ?? 0),
     stop: async () => {
@@ -119,10 +123,17 @@ async function throughput(kind: Kind) {
     let t = performance.now();
     for (let i = 0; i < TASKS; i += 1000) await s.client.submitMany(specs.slice(i, i + 1000));
     const enqueue = TASKS / ((performance.now() - t) / 1000);
+    // CPU per task of the worker, the gateway (REST only) and Redis, and gateway requests.
+    const cpu = () => [s.workerPid, gateway.pid!, server.pid].map(processCpuMicros);
+    const c0 = cpu();
+    const g0 = kind === "rest" ? (await gatewayStats()).requests : 0;
     t = performance.now();
     await s.client.resume();
     await until(async () => (await s.completed()) >= TASKS, `${kind} drain`, 300_000);
-    return { drain: TASKS / ((performance.now() - t) / 1000), enqueue };
+    const drain = TASKS / ((performance.now() - t) / 1000);
+    const [worker, gw, redis] = cpu().map((v, i) => (v - c0[i]) / TASKS);
+    const requests = kind === "rest" ? ((await gatewayStats()).requests - g0) / TASKS : 0;
+    return { drain, enqueue, worker, gateway: kind === "rest" ? gw : 0, redis, requests };
   } finally {
     await s.stop();
   }
@@ -225,9 +236,23 @@ const both = async <T>(measure: (k: Kind) => Promise<T>, rep: number) => {
 };
 
 if (ONLY.has("throughput")) {
-  const r: Record<Kind, { drain: number; enqueue: number }>[] = [];
+  const r: Record<Kind, Awaited<ReturnType<typeof throughput>>>[] = [];
   for (let rep = 0; rep < REPS; rep++) r.push(await both(throughput, rep));
   row("drain, 1 process × 50, tasks/s", r.map((x) => x.tcp.drain), r.map((x) => x.rest.drain), 0);
+  for (const part of ["worker", "gateway", "redis"] as const) {
+    row(
+      `drain: ${part} CPU per task, µs`,
+      r.map((x) => x.tcp[part]),
+      r.map((x) => x.rest[part]),
+      1,
+    );
+  }
+  row(
+    "drain: HTTP requests per task at the gateway",
+    r.map((x) => x.tcp.requests),
+    r.map((x) => x.rest.requests),
+    3,
+  );
   row(
     "bulk submit (1000 per call), tasks/s",
     r.map((x) => x.tcp.enqueue),
