@@ -48,7 +48,7 @@ function setup() {
       body,
       duplex: "half",
     } as RequestInit);
-  return { faults, post };
+  return { faults, post, app };
 }
 
 describe("api: the request deadline and slow uploads", () => {
@@ -64,6 +64,37 @@ describe("api: the request deadline and slow uploads", () => {
       (await sent) - started >= 3 * DEADLINE_MS,
       "the upload took longer than three deadlines",
     );
+  });
+
+  it("requests in flight together each get their own deadline", async () => {
+    const { faults, post, app } = setup();
+    faults.inject("enqueue", "hang");
+    try {
+      const json = (id: string) =>
+        new Blob([JSON.stringify({ type: "t", id })]).stream() as ReadableStream<Uint8Array>;
+      const timed = async (id: string) => {
+        const started = performance.now();
+        const res = await post(json(id));
+        return { status: res.status, started, answered: performance.now() };
+      };
+      const first = timed("first");
+      await new Promise((r) => setTimeout(r, DEADLINE_MS / 2)); // the second starts later
+      const second = timed("second");
+      // A request that ends while both wait takes nothing from them.
+      assert.equal((await app.request("/skedulr/api/stats")).status, 200);
+      const [a, b] = await Promise.all([first, second]);
+      assert.deepEqual([a.status, b.status], [503, 503]);
+      for (const [name, r] of [["first", a], ["second", b]] as const) {
+        const waited = r.answered - r.started;
+        assert.ok(
+          waited >= DEADLINE_MS - 5 && waited < DEADLINE_MS + 150,
+          `${name}: answered ${waited.toFixed(0)} ms after it started`,
+        );
+      }
+      assert.ok(a.answered < b.answered, "the first deadline fell first");
+    } finally {
+      faults.heal();
+    }
   });
 
   it("a store that hangs after a slow upload gets the whole deadline from its end", async () => {

@@ -605,6 +605,22 @@ export const MUTANTS: Mutant[] = [
     replace: "    return;",
     tests: ["test/unit/api-deadline.test.ts"],
   },
+  {
+    id: "deadline-sweep-fails-all",
+    why: "requests in flight together each get their own deadline, not the first one's",
+    file: "routes/deadline.ts",
+    find: "      if (clock.due > now) break;",
+    replace: "",
+    tests: ["test/unit/api-deadline.test.ts"],
+  },
+  {
+    id: "held-request-expires",
+    why: "a request whose upload is still arriving when its deadline falls gets a whole one more",
+    file: "routes/deadline.ts",
+    find: "      if (clock.heldAt >= 0) held.push(clock);\n      else {",
+    replace: "      {",
+    tests: ["test/unit/api-deadline.test.ts"],
+  },
   // Signatures of http tasks.
   {
     id: "signature-constant",
