@@ -84,7 +84,7 @@ local function take(now, pool, max, workerId, leaseUntil)
   -- child, a callback) ends the read: that task may have a higher priority than the rest of
   -- it, which stays in the list for the next.
   while #picked < max and scanned < budget and dropped < READY_DROP_BOUND do
-    local top = redis.call('ZRANGE', levels, 0, 0)
+    local top = redis.call('ZRANGE', levels, '0', '0')
     if #top == 0 then
       exhausted = true
       break
@@ -172,10 +172,11 @@ local function take(now, pool, max, workerId, leaseUntil)
     local id, v = picked[i][1], picked[i][2]
     local k = tkey(id)
     local attempt, token = (tonumber(v[ATTEMPT]) or 0) + 1, text(claimSeq + i)
-    redis.call('HSET', k, 'status', 'running', 'attempt', text(attempt), 'startedAt', now,
+    local attemptText = text(attempt)
+    redis.call('HSET', k, 'status', 'running', 'attempt', attemptText, 'startedAt', now,
       'workerId', workerId, 'claimSeq', token)
     if v[PROGRESS] then redis.call('HDEL', k, 'progress') end
-    taskEvent('started', id, v[TYPE], pool, now, attempt)
+    taskEvent('started', id, v[TYPE], pool, now, attemptText)
     if v[FK] and not picked[i][3] then flowLog(v[FK], flowOf(v[FK]), at, token) end
     leases[#leases + 1] = leaseUntil
     leases[#leases + 1] = id

@@ -16,7 +16,7 @@ local function done(reply)
   if flushTaskEvents then flushTaskEvents() end
   for key, h in pairs(BUMPS) do
     for field, delta in pairs(h) do
-      if delta ~= 0 then redis.call('HINCRBY', key, field, delta) end
+      if delta ~= 0 then redis.call('HINCRBY', key, field, string.format('%d', delta)) end
     end
   end
   BUMPS = {}

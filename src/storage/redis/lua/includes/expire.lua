@@ -17,7 +17,7 @@ end
 
 -- Whether any entry of the index is due: the claim checks its tasks only then.
 local function anyExpiryDue(now)
-  return redis.call('ZRANGEBYSCORE', P .. 'expiries', '-inf', now, 'LIMIT', 0, 1)[1] ~= nil
+  return redis.call('ZRANGEBYSCORE', P .. 'expiries', '-inf', now, 'LIMIT', '0', '1')[1] ~= nil
 end
 
 -- Whether an expiresAt (text, or nil: none) has passed at `now`.

@@ -8,6 +8,8 @@
 --- @include "values"
 --- @include "bump"
 
+local FLOW_DUE_BOUND_TEXT = FLOW_DUE_BOUND .. ''
+
 -- Keys whose state this call changed in FLOWS only: flowFlush writes them, once.
 local FLOW_DIRTY = {} --- @per-call
 
@@ -99,8 +101,8 @@ end
 -- Unparks the keys whose wake is due at `now` (at most FLOW_DUE_BOUND a call): a claim
 -- does this first, so a rate-parked key starts as soon as its worker's timer asks.
 local function flowDue(now)
-  local due = redis.call('ZRANGEBYSCORE', P .. 'flowwakes', '-inf', text(now), 'LIMIT', 0,
-    FLOW_DUE_BOUND)
+  local due = redis.call('ZRANGEBYSCORE', P .. 'flowwakes', '-inf', text(now), 'LIMIT', '0',
+    FLOW_DUE_BOUND_TEXT)
   for _, key in ipairs(due) do
     flowWoken(key)
     unparkFlow(key, now)

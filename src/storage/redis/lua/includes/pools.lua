@@ -8,6 +8,6 @@ local usedPools = {} --- @per-call
 local function usePool(pool)
   if not usedPools[pool] then
     usedPools[pool] = true
-    redis.call('ZADD', P .. 'stat-pools', 'NX', nextSeq(), pool)
+    redis.call('ZADD', P .. 'stat-pools', 'NX', string.format('%d', nextSeq()), pool)
   end
 end

@@ -12,6 +12,7 @@
   queued tasks that are not parked, exactly (stats-1.lua).
 ]]
 --- @include "prefix"
+--- @include "values"
 --- @include "bump"
 
 -- A priority as key text: an integer, and -0 (a negated score of 0) as 0.
@@ -28,11 +29,10 @@ local function readyLevels(pool) return P .. 'rlv:' .. pool end
 -- before the list, by the seq it starts with.
 local function readyAdd(pool, priority, member, front)
   if front then
-    redis.call('ZADD', readyFront(pool, priority), tonumber(string.sub(member, 1, SEQ_WIDTH)),
-      member)
-    redis.call('ZADD', readyLevels(pool), -priority, prioText(priority))
+    redis.call('ZADD', readyFront(pool, priority), string.sub(member, 1, SEQ_WIDTH), member)
+    redis.call('ZADD', readyLevels(pool), prioText(-priority), prioText(priority))
   elseif redis.call('RPUSH', readyList(pool, priority), member) == 1 then
-    redis.call('ZADD', readyLevels(pool), -priority, prioText(priority))
+    redis.call('ZADD', readyLevels(pool), prioText(-priority), prioText(priority))
   end
   bump(P .. 'queuedn', pool, 1)
 end
@@ -40,10 +40,10 @@ end
 -- Up to `n` entries of one priority in claim order (those going back first, then the
 -- list), and how many of them came from the front zset.
 local function readyRead(pool, priority, n)
-  local batch = redis.call('ZRANGE', readyFront(pool, priority), 0, n - 1)
+  local batch = redis.call('ZRANGE', readyFront(pool, priority), '0', text(n - 1))
   local fromFront = #batch
   if fromFront < n then
-    local tail = redis.call('LRANGE', readyList(pool, priority), 0, n - fromFront - 1)
+    local tail = redis.call('LRANGE', readyList(pool, priority), '0', text(n - fromFront - 1))
     for i = 1, #tail do batch[fromFront + i] = tail[i] end
   end
   return batch, fromFront
@@ -52,8 +52,12 @@ end
 -- Drops the first `used` entries readyRead returned (`fromFront` of them from the front).
 local function readyDrop(pool, priority, used, fromFront)
   local front = math.min(used, fromFront)
-  if front > 0 then redis.call('ZREMRANGEBYRANK', readyFront(pool, priority), 0, front - 1) end
-  if used > front then redis.call('LTRIM', readyList(pool, priority), used - front, -1) end
+  if front > 0 then
+    redis.call('ZREMRANGEBYRANK', readyFront(pool, priority), '0', text(front - 1))
+  end
+  if used > front then
+    redis.call('LTRIM', readyList(pool, priority), text(used - front), '-1')
+  end
 end
 
 -- Zero strings by length: the padding of a seq in a member.

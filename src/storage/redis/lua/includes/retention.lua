@@ -16,6 +16,8 @@ local RETENTION = {maxAgeMs = math.huge, maxCount = math.huge} --- @per-call
 -- The latest `now` of the script's transitions, and what they did that retention trims.
 local NOW = 0 --- @per-call
 local recorded, finishedAny, sampledTypes = false, false, {} --- @per-call
+-- The last duration sample's index, as the text LTRIM takes.
+local DURATION_LAST_TEXT = (DURATION_SAMPLES - 1) .. ''
 
 -- Whether the attempt of stream entry `entry` is past maxAgeMs at `now`.
 local function tooOld(entry, now)
@@ -31,9 +33,9 @@ local function trimHistory(now)
     redis.call('XTRIM', h, 'MAXLEN', RETENTION.maxCount)
   end
   -- Oldest first, at most 1000 per call (later calls continue); mostly one read.
-  local oldest = redis.call('XRANGE', h, '-', '+', 'COUNT', 1)
+  local oldest = redis.call('XRANGE', h, '-', '+', 'COUNT', '1')
   if #oldest == 0 or not tooOld(oldest[1], now) then return end
-  local page = redis.call('XRANGE', h, '-', '+', 'COUNT', 1000)
+  local page = redis.call('XRANGE', h, '-', '+', 'COUNT', '1000')
   local keep = nil
   for _, entry in ipairs(page) do
     if not tooOld(entry, now) then
@@ -47,7 +49,7 @@ local function trimHistory(now)
     redis.call('XTRIM', h, 'MINID', text(tonumber(string.match(page[#page][1], '^%d+')) + 1))
   end
   for type in pairs(sampledTypes) do
-    redis.call('LTRIM', P .. 'durations:' .. type, 0, DURATION_SAMPLES - 1)
+    redis.call('LTRIM', P .. 'durations:' .. type, '0', DURATION_LAST_TEXT)
   end
 end
 
@@ -77,13 +79,13 @@ local function pruneFinished(now)
   -- Rows beyond maxCount go whatever their age.
   local excess = math.min(size - RETENTION.maxCount, 1000)
   if excess > 0 then
-    for _, entry in ipairs(redis.call('XRANGE', r, '-', '+', 'COUNT', excess)) do drop(entry) end
+    for _, entry in ipairs(redis.call('XRANGE', r, '-', '+', 'COUNT', text(excess))) do drop(entry) end
   end
   -- Then rows past maxAgeMs, oldest first, until the first younger one: mostly one read.
   local want = 1
   while #ids < 1000 and #ids < size do
     local from = last and ('(' .. last) or '-'
-    local page = redis.call('XRANGE', r, from, '+', 'COUNT', math.min(want, 1000 - #ids))
+    local page = redis.call('XRANGE', r, from, '+', 'COUNT', text(math.min(want, 1000 - #ids)))
     if #page == 0 then break end
     local young = false
     for _, entry in ipairs(page) do

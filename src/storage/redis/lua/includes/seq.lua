@@ -12,7 +12,7 @@ local SEQ_BLOCK_MAX = 256
 
 local function nextSeq()
   if seqNext > seqLast then
-    seqLast = redis.call('INCRBY', P .. 'seq', seqBlock)
+    seqLast = redis.call('INCRBY', P .. 'seq', string.format('%d', seqBlock))
     seqNext = seqLast - seqBlock + 1
     if seqBlock < SEQ_BLOCK_MAX then seqBlock = seqBlock * 2 end
   end
@@ -25,7 +25,7 @@ end
 -- the reservation is dropped when it holds fewer than `k`.
 local function seqRange(k)
   if seqLast - seqNext + 1 < k then
-    seqLast = redis.call('INCRBY', P .. 'seq', k)
+    seqLast = redis.call('INCRBY', P .. 'seq', string.format('%d', k))
     seqNext = seqLast - k + 1
   end
   local first = seqNext

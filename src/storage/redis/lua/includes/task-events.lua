@@ -21,6 +21,10 @@
 --- @include "prefix"
 --- @include "done"
 
+-- Numbers go to redis.call as text: Redis formats a Lua number with "%.17g", ~2k instructions
+-- (a top-level constant is made with `..`: the string library is not there at FUNCTION LOAD).
+local TASK_EVENT_BUFFER_TEXT = TASK_EVENT_BUFFER .. ''
+
 -- The call's events as values ("\n" between two), and how many there are.
 local TASK_EVENTS, TASK_EVENT_LEN, TASK_EVENT_COUNT = {}, 0, 0 --- @per-call
 -- Where each chunk of TASK_EVENT_CHUNK events ends among the values.
@@ -72,9 +76,9 @@ flushTaskEvents = function()
   TASK_EVENT_CUTS[#TASK_EVENT_CUTS + 1] = TASK_EVENT_LEN
   local from = 1
   for _, to in ipairs(TASK_EVENT_CUTS) do
-    local seq = redis.call('INCR', P .. 'tevseq')
+    local seq = string.format('%d', redis.call('INCR', P .. 'tevseq'))
     -- pcall: a stream someone wrote ahead of the counter must never fail the transition.
-    redis.pcall('XADD', P .. 'tevents', 'MAXLEN', '~', TASK_EVENT_BUFFER, seq .. '-0', 'e',
+    redis.pcall('XADD', P .. 'tevents', 'MAXLEN', '~', TASK_EVENT_BUFFER_TEXT, seq .. '-0', 'e',
       table.concat(TASK_EVENTS, '|', from, to))
     redis.call('PUBLISH', P .. 'tevents', seq)
     from = to + 1
