@@ -34,7 +34,6 @@ export function deadlineError(ms: number, what = "no answer"): StorageUnavailabl
  * deadline again from then. Its timing is its app's {@link Deadlines}'.
  */
 class RequestClock implements Deadline {
-  done = false;
   /** When the deadline falls (performance.now() time). */
   due = 0;
   /** When the running hold began, or -1. */
@@ -54,7 +53,6 @@ class RequestClock implements Deadline {
   }
 
   end(): void {
-    this.done = true;
     this.deadlines.remove(this);
   }
 }
@@ -104,10 +102,7 @@ class Deadlines {
       if (clock.due > now) break;
       this.#clocks.delete(clock);
       if (clock.heldAt >= 0) held.push(clock);
-      else {
-        clock.done = true;
-        clock.fail(deadlineError(this.ms));
-      }
+      else clock.fail(deadlineError(this.ms));
     }
     for (const clock of held) {
       clock.due = now + this.ms;

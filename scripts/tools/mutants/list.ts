@@ -617,8 +617,8 @@ export const MUTANTS: Mutant[] = [
     id: "held-request-expires",
     why: "a request whose upload is still arriving when its deadline falls gets a whole one more",
     file: "routes/deadline.ts",
-    find: "      if (clock.heldAt >= 0) held.push(clock);\n      else {",
-    replace: "      {",
+    find: "      if (clock.heldAt >= 0) held.push(clock);\n      else clock.fail",
+    replace: "      clock.fail",
     tests: ["test/unit/api-deadline.test.ts"],
   },
   // Signatures of http tasks.
