@@ -15,14 +15,12 @@
 --- @include "values"
 --- @include "bump"
 
--- A priority as key text: an integer, and -0 (a negated score of 0) as 0.
-local function prioText(priority) return string.format('%d', priority) end
 -- Most left-behind entries a claim drops (beyond its scan's budget); it then asks to be
 -- called again.
 local READY_DROP_BOUND = 1000
 
-local function readyList(pool, priority) return P .. 'rl:' .. prioText(priority) .. ':' .. pool end
-local function readyFront(pool, priority) return P .. 'rf:' .. prioText(priority) .. ':' .. pool end
+local function readyList(pool, priority) return P .. 'rl:' .. text(priority) .. ':' .. pool end
+local function readyFront(pool, priority) return P .. 'rf:' .. text(priority) .. ':' .. pool end
 local function readyLevels(pool) return P .. 'rlv:' .. pool end
 
 -- Queues `member` at the back of its priority, or (`front`) among the tasks going back,
@@ -30,9 +28,9 @@ local function readyLevels(pool) return P .. 'rlv:' .. pool end
 local function readyAdd(pool, priority, member, front)
   if front then
     redis.call('ZADD', readyFront(pool, priority), string.sub(member, 1, SEQ_WIDTH), member)
-    redis.call('ZADD', readyLevels(pool), prioText(-priority), prioText(priority))
+    redis.call('ZADD', readyLevels(pool), text(-priority), text(priority))
   elseif redis.call('RPUSH', readyList(pool, priority), member) == 1 then
-    redis.call('ZADD', readyLevels(pool), prioText(-priority), prioText(priority))
+    redis.call('ZADD', readyLevels(pool), text(-priority), text(priority))
   end
   bump(P .. 'queuedn', pool, 1)
 end
