@@ -21,10 +21,10 @@
   Returns {layout}: the layout the store holds afterwards (ARGV[2] once everything moved,
   stamped only while meta.layout says ARGV[1]), or {"more"} when entries are left to move.
 ]]
---- @include "facts"
+--- @include "migration-layout"
 
 local P = KEYS[1]
-local found = redis.call('HGET', P .. 'meta', 'layout') or UNVERSIONED_LAYOUT
+local found = storedLayout(P)
 if found ~= ARGV[1] then return {found} end
 local STEP = 1000
 
@@ -88,5 +88,5 @@ if page then
   return {'more'}
 end
 
-redis.call('HSET', P .. 'meta', 'layout', ARGV[2])
+stampLayout(P, ARGV[2])
 return {ARGV[2]}

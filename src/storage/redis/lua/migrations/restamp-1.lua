@@ -12,10 +12,9 @@
   nodes starting at once, or a crashed init() run again, stamp it once. Returns the layout
   the store holds afterwards.
 ]]
---- @include "facts"
+--- @include "migration-layout"
 
-local meta = KEYS[1] .. 'meta'
-local found = redis.call('HGET', meta, 'layout') or UNVERSIONED_LAYOUT
+local found = storedLayout(KEYS[1])
 if found ~= ARGV[1] then return found end
-redis.call('HSET', meta, 'layout', ARGV[2])
+stampLayout(KEYS[1], ARGV[2])
 return ARGV[2]
