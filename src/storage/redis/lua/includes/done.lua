@@ -4,6 +4,7 @@
 ]]
 --- @include "defer"
 --- @include "bump"
+--- @include "values"
 
 -- Steps that finish.lua, retention.lua and task-events.lua set when a script includes them,
 -- so a script that ends no task carries neither.
@@ -16,7 +17,7 @@ local function done(reply)
   if flushTaskEvents then flushTaskEvents() end
   for key, h in pairs(BUMPS) do
     for field, delta in pairs(h) do
-      if delta ~= 0 then redis.call('HINCRBY', key, field, string.format('%d', delta)) end
+      if delta ~= 0 then redis.call('HINCRBY', key, field, text(delta)) end
     end
   end
   BUMPS = {}

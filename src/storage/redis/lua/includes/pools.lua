@@ -3,11 +3,12 @@
 ]]
 --- @include "prefix"
 --- @include "seq"
+--- @include "values"
 
 local usedPools = {} --- @per-call
 local function usePool(pool)
   if not usedPools[pool] then
     usedPools[pool] = true
-    redis.call('ZADD', P .. 'stat-pools', 'NX', string.format('%d', nextSeq()), pool)
+    redis.call('ZADD', P .. 'stat-pools', 'NX', text(nextSeq()), pool)
   end
 end

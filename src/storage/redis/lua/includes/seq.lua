@@ -2,6 +2,7 @@
   The one monotonic counter, and seq-prefixed members.
 ]]
 --- @include "prefix"
+--- @include "values"
 
 -- Seqs this call reserved and has not handed out yet (seqNext..seqLast), and the size of the
 -- next reservation. Blocks double (1, 2, 4, ... SEQ_BLOCK_MAX), so a call that needs k seqs
@@ -12,7 +13,7 @@ local SEQ_BLOCK_MAX = 256
 
 local function nextSeq()
   if seqNext > seqLast then
-    seqLast = redis.call('INCRBY', P .. 'seq', string.format('%d', seqBlock))
+    seqLast = redis.call('INCRBY', P .. 'seq', text(seqBlock))
     seqNext = seqLast - seqBlock + 1
     if seqBlock < SEQ_BLOCK_MAX then seqBlock = seqBlock * 2 end
   end
@@ -25,7 +26,7 @@ end
 -- the reservation is dropped when it holds fewer than `k`.
 local function seqRange(k)
   if seqLast - seqNext + 1 < k then
-    seqLast = redis.call('INCRBY', P .. 'seq', string.format('%d', k))
+    seqLast = redis.call('INCRBY', P .. 'seq', text(k))
     seqNext = seqLast - k + 1
   end
   local first = seqNext

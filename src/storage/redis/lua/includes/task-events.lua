@@ -20,9 +20,10 @@
 ]]
 --- @include "prefix"
 --- @include "done"
+--- @include "values"
 
--- Numbers go to redis.call as text: Redis formats a Lua number with "%.17g", ~2k instructions
--- (a top-level constant is made with `..`: the string library is not there at FUNCTION LOAD).
+-- As text, like every number given to redis.call (values.lua text); made with `..`, since the
+-- string library is not there when FUNCTION LOAD runs this line.
 local TASK_EVENT_BUFFER_TEXT = TASK_EVENT_BUFFER .. ''
 
 -- The call's events as values ("\n" between two), and how many there are.
@@ -76,7 +77,7 @@ flushTaskEvents = function()
   TASK_EVENT_CUTS[#TASK_EVENT_CUTS + 1] = TASK_EVENT_LEN
   local from = 1
   for _, to in ipairs(TASK_EVENT_CUTS) do
-    local seq = string.format('%d', redis.call('INCR', P .. 'tevseq'))
+    local seq = text(redis.call('INCR', P .. 'tevseq'))
     -- pcall: a stream someone wrote ahead of the counter must never fail the transition.
     redis.pcall('XADD', P .. 'tevents', 'MAXLEN', '~', TASK_EVENT_BUFFER_TEXT, seq .. '-0', 'e',
       table.concat(TASK_EVENTS, '|', from, to))

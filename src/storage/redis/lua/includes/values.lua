@@ -2,9 +2,9 @@
   Conversions between Redis replies and Lua values.
 ]]
 
--- Number to text. Lua's own conversion (tostring, and passing a number to redis.call) goes
--- through printf's floating-point path, ~3x the cost of an integer format: on hot paths,
--- pass redis.call text made here.
+-- Number to text. Lua's own conversion (tostring, and passing a number to redis.call, which
+-- Redis formats with "%.17g": ~2k instructions) goes through printf's floating-point path,
+-- ~3x the cost of an integer format: pass redis.call text made here.
 local function text(n)
   if n % 1 == 0 and n > -1e15 and n < 1e15 then return string.format('%d', n) end
   return tostring(n)
