@@ -5,6 +5,7 @@
  *
  *   bun scripts/bench/redis-instructions.ts [--tasks 3000] [--claim 20]
  *                                           [--modes none,keys,quiet,nohistory]
+ *                                           [--submit 100]
  *
  * Per mode, a redis-server under `valgrind --tool=callgrind` (from Debian's valgrind) is
  * filled with no-op tasks (`keys`: each with a flow key of 1,000, `parallelism: 1000`;
@@ -13,8 +14,10 @@
  * then instrumentation is switched on and the tasks are claimed `--claim` at a time and
  * completed (all completions of a claim in one call, as a worker's tick sends them). The
  * figure is Redis's instructions per task for claim + complete, nothing else.
+ * With `--submit N` the count is of submitting instead: the tasks go in by `submitMany`
+ * batches of N (each with a small payload, as the HTTP bench sends), nothing is claimed.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
 import process from "node:process";
 import { freePort } from "../tools/redis-server.ts";
@@ -30,6 +33,7 @@ const arg = (name: string, fallback: string) => {
 const N = Number(arg("tasks", "3000"));
 const CLAIM = Number(arg("claim", "20"));
 const MODES = arg("modes", "none,keys,quiet,nohistory").split(",");
+const SUBMIT = Number(arg("submit", "0"));
 if (spawnSync("valgrind", ["--version"]).error) {
   console.error("valgrind was not found: apt-get install -y valgrind");
   process.exit(1);
@@ -63,8 +67,10 @@ async function instructionsPerTask(mode: string): Promise<number> {
   const client = new Scheduler({ storage, pools: {}, logger: silentLogger });
   const specs = Array.from({ length: N }, (_, i) => ({
     type: "noop",
+    ...(SUBMIT ? { payload: { n: 1 } } : {}),
     ...(mode === "keys" ? { flowControl: { key: `k${i % 1000}`, parallelism: 1000 } } : {}),
   }));
+  if (SUBMIT) return await submitted(storage, client, specs, server, out);
   for (let i = 0; i < N; i += 1000) await client.submitMany(specs.slice(i, i + 1000));
   const owner = { workerId: "w1", leaseMs: 600_000 };
   const round = async () => {
@@ -83,16 +89,43 @@ async function instructionsPerTask(mode: string): Promise<number> {
   spawnSync("callgrind_control", ["--instr=on", String(server.pid)]);
   let done = 0;
   for (let n = await round(); n > 0; n = await round()) done += n;
+  return await counted(storage, server, out, done);
+}
+
+/** Submits `specs` in batches of SUBMIT, counting all but a first batch (scripts load then). */
+async function submitted(
+  storage: RedisStorage,
+  client: Scheduler,
+  specs: object[],
+  server: ChildProcess,
+  out: string,
+): Promise<number> {
+  await client.submitMany(specs.slice(0, SUBMIT));
+  spawnSync("callgrind_control", ["--instr=on", String(server.pid)]);
+  for (let i = 0; i < specs.length; i += SUBMIT) {
+    await client.submitMany(specs.slice(i, i + SUBMIT));
+  }
+  return await counted(storage, server, out, specs.length);
+}
+
+/** Stops counting and the server; Redis's instructions per task. */
+async function counted(
+  storage: RedisStorage,
+  server: ChildProcess,
+  out: string,
+  tasks: number,
+): Promise<number> {
   spawnSync("callgrind_control", ["--instr=off", String(server.pid)]);
   await storage.close();
   server.kill("SIGTERM");
   await new Promise((r) => server.once("exit", r));
   const total = Number(readFileSync(out, "utf8").match(/^totals: (\d+)/m)?.[1]);
   rmSync(out, { force: true });
-  return total / done;
+  return total / tasks;
 }
 
-console.log(`redis instructions per task (claim ${CLAIM} + complete), ${N} tasks, callgrind`);
+const what = SUBMIT ? `submitted ${SUBMIT} a call` : `claim ${CLAIM} + complete`;
+console.log(`redis instructions per task (${what}), ${N} tasks, callgrind`);
 const results: Record<string, number> = {};
 for (const mode of MODES) {
   results[mode] = await instructionsPerTask(mode);

@@ -1439,4 +1439,22 @@ export const MUTANTS: Mutant[] = [
     tests: [MEMORY],
     filter: "history share",
   },
+  {
+    id: "enqueue-schedule-id-unasked",
+    why: "a task cannot take a schedule's id (one namespace), on Redis as well",
+    file: "src/storage/redis/lua/enqueue-1.lua",
+    find: "if redis.call('EXISTS', tkey(t.id), P .. 'schedule:' .. t.id) > 0 then",
+    replace: "if redis.call('EXISTS', tkey(t.id)) > 0 then",
+    tests: [REDIS],
+    filter: "one id namespace",
+  },
+  {
+    id: "batch-task-table-shared",
+    why: "each task of a batch is stored with its own fields, not another's",
+    file: "src/storage/redis/lua/enqueue-1.lua",
+    find: "  tasks[j] = t\n",
+    replace: "  tasks[j] = tasks[1] or t\n",
+    tests: [REDIS],
+    filter: "batch",
+  },
 ];

@@ -49,7 +49,9 @@ type LuaValue =
 
 interface LuaFact {
   name: string;
-  value: LuaValue;
+  /** A value, written as a Lua literal; or `lua`, an expression written as it is. */
+  value?: LuaValue;
+  lua?: string;
   /** Where TypeScript keeps it (the file, and how it is derived when it is). */
   from: string;
 }
@@ -103,6 +105,13 @@ export const LUA_FACTS: readonly LuaFact[] = [
   { name: "MAX_TASK_LOG_LINES", value: MAX_TASK_LOG_LINES, from: "src/core/bounds.ts" },
   { name: "MAX_TASK_LOG_BYTES", value: MAX_TASK_LOG_BYTES, from: "src/core/bounds.ts" },
   { name: "TASK_ARGS", value: TASK_ARGS, from: "src/storage/redis/codec.ts" },
+  {
+    name: "taskArgs",
+    lua: `function(argv, i) return {${
+      TASK_ARGS.map((f, k) => `${f} = argv[i + ${k}]`).join(", ")
+    }} end`,
+    from: "src/storage/redis/codec.ts: TASK_ARGS from argv[i], one table sized at once",
+  },
   { name: "TASK_EVENT_CHUNK", value: TASK_EVENT_CHUNK, from: "src/core/task-event.ts" },
   { name: "TASK_EVENT_BUFFER", value: TASK_EVENT_BUFFER, from: "src/core/task-event.ts" },
   { name: "CLAIMED_FIELDS", value: CLAIMED_FIELDS, from: "src/storage/redis/claims.ts" },
@@ -157,7 +166,9 @@ export function luaLiteral(value: LuaValue): string {
 
 /** lua/includes/facts.lua: one `local NAME = value` line per fact. */
 export function luaFactsSource(): string {
-  const lines = LUA_FACTS.map((f) => `local ${f.name} = ${luaLiteral(f.value)} -- ${f.from}`);
+  const lines = LUA_FACTS.map((f) =>
+    `local ${f.name} = ${f.lua ?? luaLiteral(f.value!)} -- ${f.from}`
+  );
   return `--[[
   The facts the scripts share with TypeScript. Generated from src/storage/redis/lua-facts.ts
   by scripts/tools/gen-lua.ts: do not edit. A script carries the lines it names.

@@ -32,6 +32,7 @@ local FLOW_KEYS_LISTED = 50 -- src/storage/types.ts
 local MAX_TASK_LOG_LINES = 1000 -- src/core/bounds.ts
 local MAX_TASK_LOG_BYTES = 262144 -- src/core/bounds.ts
 local TASK_ARGS = {'id', 'type', 'pool', 'priority', 'payload', 'body', 'maxRetries', 'runAt', 'key', 'onSuccessOf', 'onFailureOf', 'dedupeKey', 'dedupeTtl', 'debounceKey', 'debounceDelay', 'debounceMaxWait', 'expiresAt', 'flowKey', 'flowParallelism', 'flowRate', 'flowPeriod', 'callback'} -- src/storage/redis/codec.ts
+local taskArgs = function(argv, i) return {id = argv[i + 0], type = argv[i + 1], pool = argv[i + 2], priority = argv[i + 3], payload = argv[i + 4], body = argv[i + 5], maxRetries = argv[i + 6], runAt = argv[i + 7], key = argv[i + 8], onSuccessOf = argv[i + 9], onFailureOf = argv[i + 10], dedupeKey = argv[i + 11], dedupeTtl = argv[i + 12], debounceKey = argv[i + 13], debounceDelay = argv[i + 14], debounceMaxWait = argv[i + 15], expiresAt = argv[i + 16], flowKey = argv[i + 17], flowParallelism = argv[i + 18], flowRate = argv[i + 19], flowPeriod = argv[i + 20], callback = argv[i + 21]} end -- src/storage/redis/codec.ts: TASK_ARGS from argv[i], one table sized at once
 local TASK_EVENT_CHUNK = 100 -- src/core/task-event.ts
 local TASK_EVENT_BUFFER = 10000 -- src/core/task-event.ts
 local CLAIMED_FIELDS = {'status', 'attempt', 'progress', 'type', 'priority', 'payload', 'maxRetries', 'error', 'runAt', 'key', 'body', 'stalls', 'expiresAt', 'fk', 'seq'} -- src/storage/redis/claims.ts

@@ -23,21 +23,33 @@
 --- @include "callback"
 --- @include "index-buckets"
 
+-- What a task without dependencies or conditions reads as either; nothing writes to it.
+local NO_ITEMS = {} --- @per-call
+
+-- One table made at its full size: growing it a field at a time rehashed it five times, a
+-- sixth of a submit's instructions.
 local function readTask(argv, i)
-  local t = {deps = {}, conds = {}}
-  for j, field in ipairs(TASK_ARGS) do t[field] = argv[i + j - 1] end
+  local t = taskArgs(argv, i)
   t.runAt = num(t.runAt)
   if t.key == '' then t.key = nil end
   i = i + #TASK_ARGS
   local n = tonumber(argv[i])
   i = i + 1
-  for j = 1, n do t.deps[j] = argv[i + j - 1] end
+  t.deps = NO_ITEMS
+  if n > 0 then
+    t.deps = {}
+    for j = 1, n do t.deps[j] = argv[i + j - 1] end
+  end
   i = i + n
   n = tonumber(argv[i])
   i = i + 1
-  for j = 1, n do
-    t.conds[j] = {argv[i], argv[i + 1]}
-    i = i + 2
+  t.conds = NO_ITEMS
+  if n > 0 then
+    t.conds = {}
+    for j = 1, n do
+      t.conds[j] = {argv[i], argv[i + 1]}
+      i = i + 2
+    end
   end
   return t, i
 end
@@ -54,7 +66,9 @@ end
 local function insertTask(a, now)
   local order = nextSeq()
   -- Fields at their defaults are left out (load.lua, codec.ts): the hash stays small.
-  local fields = {'type', a.type, 'body', a.body, 'order', order}
+  -- Room for 16 entries made at once (the nils): a queued no-op task's HSET has 12.
+  local fields = {'type', a.type, 'body', a.body, 'order', order,
+    nil, nil, nil, nil, nil, nil, nil, nil, nil, nil}
   if a.pool ~= DEFAULT_POOL then setIf(fields, 'pool', a.pool) end
   if a.priority ~= '0' then setIf(fields, 'priority', a.priority) end
   if a.maxRetries ~= '0' then setIf(fields, 'maxRetries', a.maxRetries) end
