@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { FACTS_FILE, generate, generateFacts } from "../../scripts/tools/lua-bundle.ts";
 import { LUA_FACTS } from "../../src/storage/redis/lua-facts.ts";
-import { TASK_ARGS } from "../../src/storage/redis/codec.ts";
+import { TASK_HEAD, TASK_OPTIONS } from "../../src/storage/redis/codec.ts";
 import { SCRIPTS } from "../../src/storage/redis/scripts.generated.ts";
 import { ScriptRunner, scriptSha } from "../../src/storage/redis/script-runner.ts";
 import { checkReply, Code } from "../../src/storage/redis/codes.ts";
@@ -102,17 +102,33 @@ describe("ScriptRunner", () => {
     }
   });
 
-  it("taskArgs reads a task's TASK_ARGS from its position in ARGV", async () => {
-    const argv = ["before", ...TASK_ARGS.map((f) => `v-${f}`), "after"];
-    const read = JSON.parse(String(
+  it("readTask reads a task's head, the options it sends, and none it does not", async () => {
+    const head = TASK_HEAD.map((f) => `v-${f}`);
+    // The task's 2nd and last options, sent out of order, then no deps and no conditions.
+    const argv = ["before", ...head, "2", String(TASK_OPTIONS.length), "cb", "2", "k", "0", "0"];
+    const include = (name: string) =>
+      readFileSync(`src/storage/redis/lua/includes/${name}.lua`, "utf8");
+    const readTask = include("insert").split("local function setIf")[0];
+    const [task, next] = JSON.parse(String(
       await t.send([
         "EVAL",
-        `${generateFacts()}\nreturn cjson.encode(taskArgs(ARGV, 2))`,
+        `${generateFacts()}\n${include("values")}\n${readTask}\n` +
+        "local task, i = readTask(ARGV, 2)\nreturn cjson.encode({task, i})",
         "0",
         ...argv,
       ]),
     ));
-    assert.deepEqual(read, Object.fromEntries(TASK_ARGS.map((f) => [f, `v-${f}`])));
+    const want: Record<string, unknown> = Object.fromEntries([
+      ...TASK_HEAD.map((f) => [f, `v-${f}`]),
+      ...TASK_OPTIONS.map((f) => [f, ""]),
+    ]);
+    want.key = "k";
+    want.callback = "cb";
+    delete want.runAt; // "" reads as no runAt (nil)
+    want.deps = {};
+    want.conds = {};
+    assert.deepEqual(task, want);
+    assert.equal(next, argv.length + 1, "the index after the task");
   });
 
   it("refuses a call with the wrong number of keys", async () => {

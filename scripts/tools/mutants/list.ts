@@ -1457,4 +1457,14 @@ export const MUTANTS: Mutant[] = [
     tests: [REDIS],
     filter: "batch",
   },
+  {
+    id: "task-option-misnumbered",
+    why:
+      "every option a task sets (runAt, key, dedupe, flow control, ...) is stored as that option",
+    file: "src/storage/redis/codec.ts",
+    find: "args.push(String(n + 1), String(value));",
+    replace: "args.push(String(n + 2), String(value));",
+    tests: [REDIS],
+    filter: "delayed",
+  },
 ];

@@ -35,7 +35,7 @@ import { TASK_EVENT_BUFFER, TASK_EVENT_CHUNK } from "../../core/task-event.ts";
 import { FLOW_KEYS_LISTED, FLOW_KEYS_SCAN } from "../types.ts";
 import { ATTEMPT_FIELDS } from "./attempt-codec.ts";
 import { CLAIMED_FIELDS } from "./claims.ts";
-import { TASK_ARGS } from "./codec.ts";
+import { TASK_HEAD, TASK_OPTIONS } from "./codec.ts";
 import { Code } from "./codes.ts";
 import { INDEX_BUCKET, INDEXED_STATUSES, SEQ_WIDTH, SUBMIT_KEY_GRACE_MS } from "./keys.ts";
 import { LAYOUT, LAYOUT_ERROR, UNVERSIONED_LAYOUT } from "./layout.ts";
@@ -104,13 +104,16 @@ export const LUA_FACTS: readonly LuaFact[] = [
   { name: "FLOW_KEYS_LISTED", value: FLOW_KEYS_LISTED, from: "src/storage/types.ts" },
   { name: "MAX_TASK_LOG_LINES", value: MAX_TASK_LOG_LINES, from: "src/core/bounds.ts" },
   { name: "MAX_TASK_LOG_BYTES", value: MAX_TASK_LOG_BYTES, from: "src/core/bounds.ts" },
-  { name: "TASK_ARGS", value: TASK_ARGS, from: "src/storage/redis/codec.ts" },
+  { name: "TASK_HEAD", value: TASK_HEAD, from: "src/storage/redis/codec.ts" },
+  { name: "TASK_OPTIONS", value: TASK_OPTIONS, from: "src/storage/redis/codec.ts" },
   {
-    name: "taskArgs",
+    name: "taskHead",
     lua: `function(argv, i) return {${
-      TASK_ARGS.map((f, k) => `${f} = argv[i + ${k}]`).join(", ")
+      [...TASK_HEAD.map((f, k) => `${f} = argv[i + ${k}]`), ...TASK_OPTIONS.map((f) => `${f} = ''`)]
+        .join(", ")
     }} end`,
-    from: "src/storage/redis/codec.ts: TASK_ARGS from argv[i], one table sized at once",
+    from: 'src/storage/redis/codec.ts: TASK_HEAD from argv[i] and every TASK_OPTIONS "", ' +
+      "in one table sized at once",
   },
   { name: "TASK_EVENT_CHUNK", value: TASK_EVENT_CHUNK, from: "src/core/task-event.ts" },
   { name: "TASK_EVENT_BUFFER", value: TASK_EVENT_BUFFER, from: "src/core/task-event.ts" },

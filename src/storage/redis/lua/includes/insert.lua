@@ -2,11 +2,12 @@
   Reading new tasks from ARGV and inserting them (enqueue, fireSchedule).
 
   One task is encoded as consecutive ARGV entries (see src/storage/redis/codec.ts):
-    TASK_ARGS (id, type, pool, priority, payload JSON, body JSON, maxRetries, runAt|"",
-    key|"", onSuccessOf|"", onFailureOf|"", dedupeKey|"", dedupeTtl|"", debounceKey|"",
-    debounceDelay|"", debounceMaxWait|"", expiresAt|"", flowKey|"", flowParallelism|"", flowRate|"",
-    flowPeriod|"", callback|"": the `cb` field, see callback.lua), nDeps, dep_1..dep_nDeps, nConds,
-    (parentId, "s"|"f") x nConds
+    TASK_HEAD (id, type, pool, priority, payload JSON, body JSON, maxRetries), nOptions,
+    (option number, value) x nOptions for the TASK_OPTIONS the task sets (runAt, key,
+    onSuccessOf, onFailureOf, dedupeKey, dedupeTtl, debounceKey, debounceDelay,
+    debounceMaxWait, expiresAt, flowKey, flowParallelism, flowRate, flowPeriod, callback: the
+    `cb` field, see callback.lua; an option not sent reads as ""), nDeps, dep_1..dep_nDeps,
+    nConds, (parentId, "s"|"f") x nConds
   The workflow fields repeat what body holds so validation can name `dependsOn[i]`; the
   conditions are the deduplicated parents in order, each with the outcome it needs.
 ]]
@@ -29,11 +30,14 @@ local NO_ITEMS = {} --- @per-call
 -- One table made at its full size: growing it a field at a time rehashed it five times, a
 -- sixth of a submit's instructions.
 local function readTask(argv, i)
-  local t = taskArgs(argv, i)
+  local t = taskHead(argv, i)
+  i = i + #TASK_HEAD
+  local n = tonumber(argv[i])
+  for j = i + 1, i + 2 * n, 2 do t[TASK_OPTIONS[tonumber(argv[j])]] = argv[j + 1] end
+  i = i + 1 + 2 * n
   t.runAt = num(t.runAt)
   if t.key == '' then t.key = nil end
-  i = i + #TASK_ARGS
-  local n = tonumber(argv[i])
+  n = tonumber(argv[i])
   i = i + 1
   t.deps = NO_ITEMS
   if n > 0 then
