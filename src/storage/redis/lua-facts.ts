@@ -47,14 +47,12 @@ type LuaValue =
   | ReadonlySet<string>
   | Readonly<Record<string, string | number>>;
 
-interface LuaFact {
+/** A value, written as a Lua literal; or `lua`, an expression written as it is. */
+type LuaFact = {
   name: string;
-  /** A value, written as a Lua literal; or `lua`, an expression written as it is. */
-  value?: LuaValue;
-  lua?: string;
   /** Where TypeScript keeps it (the file, and how it is derived when it is). */
   from: string;
-}
+} & ({ value: LuaValue; lua?: never } | { lua: string; value?: never });
 
 /** Every shared fact, under its TypeScript name where it has one. */
 export const LUA_FACTS: readonly LuaFact[] = [
@@ -170,7 +168,7 @@ export function luaLiteral(value: LuaValue): string {
 /** lua/includes/facts.lua: one `local NAME = value` line per fact. */
 export function luaFactsSource(): string {
   const lines = LUA_FACTS.map((f) =>
-    `local ${f.name} = ${f.lua ?? luaLiteral(f.value!)} -- ${f.from}`
+    `local ${f.name} = ${f.value === undefined ? f.lua : luaLiteral(f.value)} -- ${f.from}`
   );
   return `--[[
   The facts the scripts share with TypeScript. Generated from src/storage/redis/lua-facts.ts
