@@ -14,9 +14,10 @@
  * - idle: 1 worker process (pools default=10,critical=4) with nothing to do, settled for
  *   5 s, then `idle` seconds counted at the servers: commands Redis received from clients
  *   (MONITOR; the calls inside scripts left out), and HTTP requests at the gateway for REST;
- * - modes: the REST transport's two batchings, `ordered` (default) against the client's own
- *   auto-pipelining (`client`), in one in-process Scheduler (pool 50) draining `tasks`
- *   no-op tasks: tasks/s and HTTP requests at the gateway.
+ * - modes: the REST transport's batchings, `ordered` (default: claims in a lane of their
+ *   own), `one-lane` (ordered, every command in one lane: `claimLane: false`) and the
+ *   client's own auto-pipelining (`client`), in one in-process Scheduler (pool 50) draining
+ *   `tasks` no-op tasks: tasks/s and HTTP requests at the gateway.
  * Over REST the driver submits over REST too and the gateway is its own process (as a
  * remote endpoint would be); samples travel over TCP for both. Medians over `reps`. Prints
  * the load average before and after.
@@ -192,10 +193,15 @@ async function idle(kind: Kind): Promise<{ requests: number; commands: number }>
  * One in-process Scheduler (pool of 50, no-op handler) over REST with one of the transport's
  * batchings: `tasks` submitted paused, then drained. Returns tasks/s and gateway requests.
  */
-async function mode(pipelineMode: PipelineMode): Promise<{ rate: number; requests: number }> {
+type Mode = PipelineMode | "one-lane";
+const MODES: Mode[] = ["ordered", "one-lane", "client"];
+
+async function mode(m: Mode): Promise<{ rate: number; requests: number }> {
+  const pipelineMode = m === "one-lane" ? "ordered" : m;
   const storage = new RestRedisStorage({
     transport: new RestTransport({ url: gatewayUrl, token: TOKEN, pipelineMode }),
     prefix: `bench${++runs}`,
+    claimLane: m !== "one-lane",
   });
   const s = new Scheduler({ storage, pools: { default: 50 }, logger: silentLogger });
   s.register("noop", () => null);
@@ -285,18 +291,14 @@ if (ONLY.has("idle")) {
 if (ONLY.has("modes")) {
   await admin.send(["FLUSHALL"]);
   await mode("ordered"); // warm-up: JIT and the script cache
-  const r: Record<PipelineMode, { rate: number; requests: number }>[] = [];
+  const r: Record<Mode, { rate: number; requests: number }>[] = [];
   for (let rep = 0; rep < REPS; rep++) {
-    const out = {} as Record<PipelineMode, { rate: number; requests: number }>;
-    for (
-      const m of rep % 2 === 0 ? ["ordered", "client"] as const : ["client", "ordered"] as const
-    ) {
-      out[m] = await mode(m);
-    }
+    const out = {} as Record<Mode, { rate: number; requests: number }>;
+    for (const m of rep % 2 === 0 ? MODES : [...MODES].reverse()) out[m] = await mode(m);
     r.push(out);
   }
   const f = (xs: number[]) => Math.round(median(xs));
-  for (const m of ["ordered", "client"] as const) {
+  for (const m of MODES) {
     rows.push([
       `REST in-process drain (pool 50), \`${m}\` batching, tasks/s (gateway requests)`,
       "",

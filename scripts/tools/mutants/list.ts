@@ -1458,4 +1458,21 @@ export const MUTANTS: Mutant[] = [
     tests: [REDIS],
     filter: "delayed",
   },
+  // REST: claims in a lane of their own, replies still in issue order.
+  {
+    id: "side-lane-replies-out-of-order",
+    why: "over REST a caller learns its reply only after every earlier command's",
+    file: "src/storage/redis/rest-pipeline.ts",
+    find: "    while (this.#head < list.length && list[this.#head].outcome !== null) {",
+    replace: "    item.settle(outcome);\n    while (false) {",
+    tests: ["test/unit/rest-claim-lane.test.ts", "test/unit/rest-transport.test.ts"],
+  },
+  {
+    id: "claims-wait-behind-settles",
+    why: "a resident worker's claim over REST travels while the commands before it are in flight",
+    file: "src/storage/redis/rest-storage.ts",
+    find: "this.#claimLane = options.claimLane !== false;",
+    replace: "this.#claimLane = options.claimLane === true;",
+    tests: ["test/unit/rest-claim-lane.test.ts"],
+  },
 ];

@@ -45,7 +45,7 @@ import { listChildren, listHistory, listTasks, readStats } from "./queries.ts";
 import { RedisQueue } from "./queue.ts";
 import * as registry from "./registry.ts";
 import { hitRateLimit } from "./rate-limit.ts";
-import { SCRIPTS } from "./scripts.generated.ts";
+import { type ScriptName, SCRIPTS } from "./scripts.generated.ts";
 import { readTaskLogs } from "./task-logs.ts";
 import { StorageLayoutError } from "./layout.ts";
 import { ensurePartitionCount } from "./partition-count.ts";
@@ -153,6 +153,11 @@ export class RedisStorage extends QueueForwarder implements Storage {
    */
   prepare(): Promise<void> {
     return this.#ctx.runner.prepare(Object.values(SCRIPTS));
+  }
+
+  /** Whether a command is a call of script `name` as this store sends it (ScriptRunner). */
+  isScriptCall(name: ScriptName): Promise<(cmd: string[]) => boolean> {
+    return this.#ctx.runner.isCallOf(SCRIPTS[name]);
   }
 
   /** Script calls sent again in full after NOSCRIPT so far (ScriptRunner `reloads`). */

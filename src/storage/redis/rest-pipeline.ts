@@ -9,6 +9,10 @@
  *   as over TCP: without that, a status read can see "running" before the worker has
  *   processed the claim that made it so (two suite tests failed that way before the
  *   harness waited for quiet storage).
+ *   A store may name commands that need no order against the others (a resident worker's
+ *   claims: {@link OrderedPipeline.sideLane}): they queue in a second lane with its own
+ *   request in flight, so a claim travels while the completions before it do. Each lane
+ *   keeps its own order, and replies are still handed out in issue order across both.
  * - `client`: the client's own auto-pipelining (a Proxy that batches one tick's commands).
  *   It sends reads and writes as two concurrent requests and overlaps requests, so it gives
  *   no such order; for a pool of 50 draining 10k tasks it also sent about 20% more
@@ -85,10 +89,21 @@ export type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown
 interface Item {
   cmd: string[];
   settle(outcome: Outcome): void;
+  /** Set when its request came back; handed to `settle` in issue order. */
+  outcome: Outcome | null;
+}
+
+/** A FIFO of commands with at most one request in flight. */
+interface Lane {
+  queue: Item[];
+  busy: boolean;
+  /** A request of this lane is in flight (busy also covers the wait before it leaves). */
+  sending: boolean;
 }
 
 /**
- * The `ordered` mode: a FIFO of commands with one request in flight.
+ * The `ordered` mode: a FIFO of commands with one request in flight, and an optional
+ * second lane for commands that may travel beside it ({@link sideLane}).
  *
  * @example
  * const p = new OrderedPipeline(redis);
@@ -96,30 +111,47 @@ interface Item {
  */
 export class OrderedPipeline {
   readonly #redis: Redis;
-  #queue: Item[] = [];
-  #busy = false;
+  readonly #main: Lane = { queue: [], busy: false, sending: false };
+  readonly #side: Lane = { queue: [], busy: false, sending: false };
+  #inSide: ((cmd: string[]) => boolean) | null = null;
+  /** Commands not yet answered to their callers, in issue order, from `#head` on. */
+  #unanswered: Item[] = [];
+  #head = 0;
 
   constructor(redis: Redis) {
     this.#redis = redis;
   }
 
+  /**
+   * Commands for which `matches` is true go in a lane of their own, with its own request in
+   * flight: they may run before or after main-lane commands issued around them. Only for
+   * commands whose callers need no such order (null: one lane again).
+   */
+  sideLane(matches: ((cmd: string[]) => boolean) | null): void {
+    this.#inSide = matches;
+  }
+
   send(cmd: string[]): Promise<Outcome> {
     return new Promise((settle) => {
-      this.#queue.push({ cmd, settle });
-      if (!this.#busy) {
-        this.#busy = true;
+      const item: Item = { cmd, settle, outcome: null };
+      this.#unanswered.push(item);
+      // A side command joins the main lane's next request unless one is in flight there.
+      const lane = this.#main.sending && this.#inSide?.(cmd) ? this.#side : this.#main;
+      lane.queue.push(item);
+      if (!lane.busy) {
+        lane.busy = true;
         // Let the commands of this tick (Promise.all, a batch of script calls) join first.
-        queueMicrotask(() => queueMicrotask(() => queueMicrotask(() => this.#drain())));
+        queueMicrotask(() => queueMicrotask(() => queueMicrotask(() => this.#drain(lane))));
       }
     });
   }
 
-  async #drain(): Promise<void> {
+  async #drain(lane: Lane): Promise<void> {
     let items: Item[] = [];
     let start = 0;
     try {
-      while (this.#queue.length > 0) {
-        items = this.#queue.splice(0, MAX_BATCH);
+      while (lane.queue.length > 0) {
+        items = lane.queue.splice(0, MAX_BATCH);
         start = 0;
         // Typed runs share one pipeline request; a command with no typed method goes alone,
         // between them, so the order holds across both.
@@ -127,6 +159,7 @@ export class OrderedPipeline {
           let end = start;
           const pipeline = this.#redis.pipeline();
           while (end < items.length && typedCall(pipeline, items[end].cmd) !== false) end++;
+          lane.sending = true;
           if (end - start <= 1) {
             await this.#single(items[start]);
             start++;
@@ -134,22 +167,26 @@ export class OrderedPipeline {
             await this.#batch(pipeline, items.slice(start, end));
             start = end;
           }
+          lane.sending = false;
         }
       }
     } catch (error) {
       // Not a Redis or HTTP failure (those settle their items): fail what is left, loudly.
-      const left = [...items.slice(start), ...this.#queue.splice(0)];
-      for (const item of left) item.settle({ ok: false, error });
+      for (const item of [...items.slice(start), ...lane.queue.splice(0)]) {
+        this.#answer(item, { ok: false, error });
+      }
     } finally {
-      this.#busy = false;
+      lane.busy = false;
+      lane.sending = false;
     }
   }
 
   async #single(item: Item): Promise<void> {
     try {
-      item.settle({ ok: true, value: await this.#redis.exec(item.cmd as [string, ...string[]]) });
+      const value = await this.#redis.exec(item.cmd as [string, ...string[]]);
+      this.#answer(item, { ok: true, value });
     } catch (error) {
-      item.settle({ ok: false, error });
+      this.#answer(item, { ok: false, error });
     }
   }
 
@@ -158,13 +195,31 @@ export class OrderedPipeline {
     try {
       replies = await pipeline.exec({ keepErrors: true }) as typeof replies;
     } catch (error) {
-      for (const item of items) item.settle({ ok: false, error });
+      for (const item of items) this.#answer(item, { ok: false, error });
       return;
     }
     items.forEach((item, i) => {
       const r = replies[i];
-      item.settle(r?.error ? { ok: false, error: r.error } : { ok: true, value: r?.result });
+      this.#answer(item, r?.error ? { ok: false, error: r.error } : { ok: true, value: r?.result });
     });
+  }
+
+  /** Records `item`'s outcome, then hands out every outcome now due in issue order. */
+  #answer(item: Item, outcome: Outcome): void {
+    if (item.outcome !== null) return;
+    item.outcome = outcome;
+    const list = this.#unanswered;
+    while (this.#head < list.length && list[this.#head].outcome !== null) {
+      const next = list[this.#head++];
+      next.settle(next.outcome!);
+    }
+    if (this.#head === list.length) {
+      this.#unanswered = [];
+      this.#head = 0;
+    } else if (this.#head > 1024 && this.#head * 2 > list.length) {
+      this.#unanswered = list.slice(this.#head);
+      this.#head = 0;
+    }
   }
 }
 

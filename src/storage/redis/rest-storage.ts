@@ -16,6 +16,12 @@
  * - the claim's `heldUntil` came (the pool's rate limit held queued work back until then).
  * Events that arrive while a claim is in flight count, so a task queued during the round
  * trip is never skipped.
+ *
+ * Claims travel in the transport's side lane (`claimLane`, default on): a claim goes while
+ * the completions issued before it are in flight, instead of after their reply. Nothing of
+ * a resident worker needs a claim to run after them: a task they queue announces itself
+ * with `ready`, which lets the next claim through (above). Replies still come back in
+ * issue order.
  */
 import { SkedulrError } from "../../core/errors.ts";
 import type { ClaimParams } from "../params.ts";
@@ -28,6 +34,8 @@ export interface RestRedisStorageOptions extends RedisStorageOptions {
   transport: RestTransport;
   /** Longest a drained pool goes without a real claim when no event arrives (default 10 s). */
   backstopMs?: number;
+  /** Claims in the transport's side lane, beside the other commands (default true). */
+  claimLane?: boolean;
 }
 
 interface Quiet {
@@ -50,6 +58,7 @@ interface Quiet {
 export class RestRedisStorage extends RedisStorage {
   readonly backstopMs: number;
   readonly #checkEviction: boolean;
+  readonly #claimLane: boolean;
   readonly #transport: RestTransport;
   /** Bumped by anything that may have queued work in any pool. */
   #all = 0;
@@ -61,6 +70,7 @@ export class RestRedisStorage extends RedisStorage {
     // The eviction check runs in init() below, where an unreadable policy is only a warning.
     super({ ...options, checkEvictionPolicy: false });
     this.#checkEviction = options.checkEvictionPolicy !== false;
+    this.#claimLane = options.claimLane !== false;
     this.#transport = options.transport;
     this.backstopMs = options.backstopMs ?? 10_000;
   }
@@ -75,6 +85,7 @@ export class RestRedisStorage extends RedisStorage {
       this.#transport.onReconnect(() => this.#all++),
     );
     await super.init();
+    if (this.#claimLane) this.#transport.sideLane(await this.isScriptCall("claim"));
   }
 
   /**
@@ -99,6 +110,7 @@ export class RestRedisStorage extends RedisStorage {
   }
 
   override async close(): Promise<void> {
+    if (this.#claimLane) this.#transport.sideLane(null);
     for (const stop of this.#stop.splice(0)) stop();
     await super.close();
   }

@@ -5,7 +5,8 @@
  *
  * - Commands are batched into `POST /pipeline` requests and answered in issue order, like
  *   one pipelined TCP connection (see rest-pipeline.ts for why, and for the client's own
- *   auto-pipelining, which `pipelineMode: "client"` selects).
+ *   auto-pipelining, which `pipelineMode: "client"` selects). A store may send some
+ *   commands in a second lane ({@link RestTransport.sideLane}: a resident worker's claims).
  * - Replies arrive base64-encoded (binary-safe on the wire) and the client decodes them to
  *   UTF-8 text; they are already RESP2-shaped. `automaticDeserialization` is off, so a
  *   value that looks like JSON stays the string it is.
@@ -134,6 +135,14 @@ export class RestTransport implements RedisTransport {
       }
     });
     this.#ordered = mode === "ordered" ? new OrderedPipeline(this.#redis) : null;
+  }
+
+  /**
+   * Sends the commands `matches` picks in a lane of their own, beside the rest (the
+   * `ordered` mode's side lane, rest-pipeline.ts); null: one lane. No effect in `client` mode.
+   */
+  sideLane(matches: ((cmd: string[]) => boolean) | null): void {
+    this.#ordered?.sideLane(matches);
   }
 
   /** HTTP requests sent so far (pipelines count once, SSE opens included). */

@@ -156,6 +156,18 @@ export class ScriptRunner {
     await Promise.all([...scripts].map((script) => this.sha(script)));
   }
 
+  /**
+   * Whether a command is a call of `script` as this runner sends it (`FCALL <function>` or
+   * `EVALSHA <sha>`; the EVAL of a reload is not): for a transport that routes some calls
+   * apart (REST's claim lane).
+   */
+  async isCallOf(script: LuaScript): Promise<(cmd: string[]) => boolean> {
+    const sha = await this.sha(script);
+    const fn = script.fn;
+    return (cmd) =>
+      (cmd[0] === "EVALSHA" && cmd[1] === sha) || (cmd[0] === "FCALL" && cmd[1] === fn);
+  }
+
   /** Runs one script; throws {@link RedisCommandError} when the script raised an error. */
   async run(script: LuaScript, keys: string[], args: string[]): Promise<RedisReply> {
     checkKeys(script, keys);

@@ -1,0 +1,145 @@
+/**
+ * The REST transport's side lane (src/storage/redis/rest-pipeline.ts) and a resident worker's
+ * claims in it (RestRedisStorage `claimLane`): through a proxy in front of the project's
+ * gateway that holds back any request carrying a marker until the test lets it go, a
+ * side-lane command travels and is answered while the held request is in flight, a later
+ * main-lane command does not, and every caller still learns its reply in issue order.
+ */
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { createServer, type Server } from "node:http";
+import { RestTransport } from "../../src/storage/redis/rest-transport.ts";
+import { RestRedisStorage } from "../../src/storage/redis/rest-storage.ts";
+import { type RunningGateway, startGateway } from "../../scripts/rest-gateway/gateway.ts";
+import { testRedisUrl, uniquePrefix } from "../../scripts/tools/redis-server.ts";
+import { eventually, gate } from "../../scripts/tools/wait.ts";
+import { newTask } from "../../scripts/tools/new-task.ts";
+
+const TOKEN = "unit-claim-lane-token";
+const MARKER = "held-by-the-proxy";
+const OWNER = { workerId: "w1", leaseMs: 30_000 };
+
+/** Forwards to `target`; a request whose body holds MARKER waits for `release`. */
+async function holdingProxy(target: string) {
+  const release = gate();
+  const seen: string[] = [];
+  const answered: string[] = [];
+  let held = 0;
+  const server: Server = createServer(async (req, res) => {
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of req) chunks.push(chunk as Uint8Array);
+    const body = new TextDecoder().decode(Buffer.concat(chunks));
+    seen.push(body);
+    if (body.includes(MARKER)) {
+      held++;
+      await release.promise;
+    }
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (typeof value === "string" && name !== "host" && name !== "content-length") {
+        headers.set(name, value);
+      }
+    }
+    const reply = await fetch(target + req.url, {
+      method: req.method,
+      headers,
+      body: req.method === "GET" ? undefined : body,
+    });
+    res.writeHead(reply.status, Object.fromEntries(reply.headers));
+    try {
+      // Streamed, so the SSE streams of pub/sub pass through too.
+      if (reply.body) { for await (const chunk of reply.body) res.write(chunk); }
+    } catch {
+      // The gateway stopped under an open stream (the end of a test): drop it too.
+    }
+    res.end();
+    answered.push(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    seen,
+    answered,
+    held: () => held,
+    release: () => release.open(),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+describe("REST side lane", () => {
+  let gw: RunningGateway;
+  before(async () => {
+    gw = await startGateway({ redisUrl: await testRedisUrl(), token: TOKEN });
+  });
+  after(async () => {
+    await gw.stop();
+  });
+
+  it("sends a side-lane command while a request is held, and answers in issue order", async () => {
+    const proxy = await holdingProxy(gw.url);
+    const t = new RestTransport({ url: proxy.url, token: TOKEN });
+    try {
+      const k = uniquePrefix("lane");
+      t.sideLane((cmd) => cmd[0] === "GET" && cmd[1] === `${k}:side`);
+      const settled: string[] = [];
+      const first = t.send(["SET", `${k}:${MARKER}`, "1"]).then(() => settled.push("held"));
+      await eventually(() => proxy.held() === 1, "the first request held");
+      const side = t.send(["GET", `${k}:side`]).then(() => settled.push("side"));
+      const later = t.send(["GET", `${k}:later`]).then(() => settled.push("later"));
+      await eventually(
+        () => proxy.answered.some((b) => b.includes(`${k}:side`)),
+        "the side-lane command answered by the server",
+      );
+      assert.deepEqual(settled, [], "no caller learns a reply before the held one's");
+      assert.equal(proxy.seen.length, 2, "the later main-lane command waits for its lane");
+      proxy.release();
+      await Promise.all([first, side, later]);
+      assert.deepEqual(settled, ["held", "side", "later"]);
+    } finally {
+      await t.close();
+      proxy.release();
+      await proxy.stop();
+    }
+  });
+
+  it("a resident worker's claim runs while the submit before it is in flight", async () => {
+    const proxy = await holdingProxy(gw.url);
+    const transport = new RestTransport({ url: proxy.url, token: TOKEN });
+    const rest = new RestRedisStorage({ transport, prefix: uniquePrefix("lane") });
+    try {
+      await rest.init();
+      const now = Date.now();
+      await rest.enqueue({ tasks: [newTask("before", now)], now });
+      const submit = rest.enqueue({
+        tasks: [newTask("held", now, { payload: { note: MARKER } })],
+        now,
+      });
+      await eventually(() => proxy.held() === 1, "the submit held");
+      let claimed: string[] | null = null;
+      const claim = rest.claim({ pool: "default", max: 10, owner: OWNER, now })
+        .then((tasks) => (claimed = tasks.map((c) => c.id)));
+      await eventually(
+        () => proxy.answered.some((b) => b.includes('"w1"') && !b.includes(MARKER)),
+        "the claim answered by the server",
+      );
+      assert.equal(claimed, null, "its reply waits for the submit's");
+      proxy.release();
+      await submit;
+      await claim;
+      // It ran before the held submit: it took the task queued before, not the held one.
+      assert.deepEqual(claimed, ["before"]);
+      // The held task announced itself (`ready`), so the next claim is not answered locally.
+      const next = await rest.claim({ pool: "default", max: 10, owner: OWNER, now: now + 1 });
+      assert.deepEqual(next.map((c) => c.id), ["held"]);
+    } finally {
+      proxy.release();
+      await rest.close();
+      await proxy.stop();
+    }
+  });
+});
