@@ -7,69 +7,17 @@
  */
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { createServer, type Server } from "node:http";
 import { RestTransport } from "../../src/storage/redis/rest-transport.ts";
 import { RestRedisStorage } from "../../src/storage/redis/rest-storage.ts";
 import { type RunningGateway, startGateway } from "../../scripts/rest-gateway/gateway.ts";
 import { testRedisUrl, uniquePrefix } from "../../scripts/tools/redis-server.ts";
-import { eventually, gate } from "../../scripts/tools/wait.ts";
+import { eventually } from "../../scripts/tools/wait.ts";
+import { restProxy } from "../../scripts/tools/rest-proxy.ts";
 import { newTask } from "../../scripts/tools/new-task.ts";
 
 const TOKEN = "unit-claim-lane-token";
 const MARKER = "held-by-the-proxy";
 const OWNER = { workerId: "w1", leaseMs: 30_000 };
-
-/** Forwards to `target`; a request whose body holds MARKER waits for `release`. */
-async function holdingProxy(target: string) {
-  const release = gate();
-  const seen: string[] = [];
-  const answered: string[] = [];
-  let held = 0;
-  const server: Server = createServer(async (req, res) => {
-    const chunks: Uint8Array[] = [];
-    for await (const chunk of req) chunks.push(chunk as Uint8Array);
-    const body = new TextDecoder().decode(Buffer.concat(chunks));
-    seen.push(body);
-    if (body.includes(MARKER)) {
-      held++;
-      await release.promise;
-    }
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(req.headers)) {
-      if (typeof value === "string" && name !== "host" && name !== "content-length") {
-        headers.set(name, value);
-      }
-    }
-    const reply = await fetch(target + req.url, {
-      method: req.method,
-      headers,
-      body: req.method === "GET" ? undefined : body,
-    });
-    res.writeHead(reply.status, Object.fromEntries(reply.headers));
-    try {
-      // Streamed, so the SSE streams of pub/sub pass through too.
-      if (reply.body) { for await (const chunk of reply.body) res.write(chunk); }
-    } catch {
-      // The gateway stopped under an open stream (the end of a test): drop it too.
-    }
-    res.end();
-    answered.push(body);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  return {
-    url: `http://127.0.0.1:${port}`,
-    seen,
-    answered,
-    held: () => held,
-    release: () => release.open(),
-    stop: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 describe("REST side lane", () => {
   let gw: RunningGateway;
@@ -81,7 +29,7 @@ describe("REST side lane", () => {
   });
 
   it("sends a side-lane command while a request is held, and answers in issue order", async () => {
-    const proxy = await holdingProxy(gw.url);
+    const proxy = await restProxy(gw.url, { hold: MARKER });
     const t = new RestTransport({ url: proxy.url, token: TOKEN });
     try {
       const k = uniquePrefix("lane");
@@ -108,7 +56,7 @@ describe("REST side lane", () => {
   });
 
   it("a resident worker's claim runs while the submit before it is in flight", async () => {
-    const proxy = await holdingProxy(gw.url);
+    const proxy = await restProxy(gw.url, { hold: MARKER });
     const transport = new RestTransport({ url: proxy.url, token: TOKEN });
     const rest = new RestRedisStorage({ transport, prefix: uniquePrefix("lane") });
     try {

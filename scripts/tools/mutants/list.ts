@@ -1475,4 +1475,21 @@ export const MUTANTS: Mutant[] = [
     replace: "this.#claimLane = options.claimLane === true;",
     tests: ["test/unit/rest-claim-lane.test.ts"],
   },
+  {
+    id: "rest-functions-unproven",
+    why: "over REST scripts run as functions only once the endpoint proved it runs them",
+    file: "src/storage/redis/script-runner.ts",
+    find: "this.#functions = transport.functions === true;",
+    replace:
+      "this.#functions = transport.functions !== undefined && transport.functions !== false;",
+    tests: ["test/unit/rest-functions.test.ts"],
+  },
+  {
+    id: "rest-functions-probe-ignored",
+    why: "an endpoint that refuses FCALL with any error keeps the scripts on EVALSHA",
+    file: "src/storage/redis/script-runner.ts",
+    find: "    } catch {\n      return false;\n    }\n    this.#functions = true;",
+    replace: "    } catch {\n      // ignored\n    }\n    this.#functions = true;",
+    tests: ["test/unit/rest-functions.test.ts"],
+  },
 ];

@@ -138,6 +138,11 @@ export class RedisStorage extends QueueForwarder implements Storage {
     // Migrates an older store and stamps the layout; refuses one this code cannot read.
     await ensureLayout(this.#ctx);
     await ensurePartitionCount(this.#ctx, this.#options.partitions ?? 1);
+    // An endpoint that must prove its functions (REST) runs one that reads only, layout set.
+    const probe = { script: SCRIPTS.nextDue, keys: [this.#ctx.prefix], args: [] };
+    if (await this.#ctx.runner.prove(probe).catch(() => false)) {
+      await this.#ctx.runner.dropOtherLibraries(scripts).catch(() => {});
+    }
     const meta = keys.meta(this.#ctx.prefix);
     await this.#ctx.transport.send(
       this.#options.taskEvents === false

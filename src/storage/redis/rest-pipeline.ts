@@ -33,6 +33,7 @@ const MAX_BATCH = 1000;
 
 /** The typed methods used, on a client or a pipeline (declared loosely: raw string args). */
 interface Target {
+  functions: { call(fn: string, keys: string[], args: string[]): unknown };
   evalsha(sha: string, keys: string[], args: string[]): unknown;
   eval(script: string, keys: string[], args: string[]): unknown;
   hgetall(key: string): unknown;
@@ -53,11 +54,12 @@ interface Target {
 export function typedCall(client: Redis | Pipeline, cmd: string[]): unknown | false {
   const target = client as unknown as Target;
   const name = cmd[0].toUpperCase();
-  if (name === "EVALSHA" || name === "EVAL") {
+  if (name === "EVALSHA" || name === "EVAL" || name === "FCALL") {
     const n = Number(cmd[2]);
     if (!Number.isInteger(n) || n < 0 || 3 + n > cmd.length) return false;
     const keys = cmd.slice(3, 3 + n);
     const args = cmd.slice(3 + n);
+    if (name === "FCALL") return target.functions.call(cmd[1], keys, args);
     return name === "EVALSHA"
       ? target.evalsha(cmd[1], keys, args)
       : target.eval(cmd[1], keys, args);

@@ -11,7 +11,9 @@
  *   UTF-8 text; they are already RESP2-shaped. `automaticDeserialization` is off, so a
  *   value that looks like JSON stays the string it is.
  * - Scripts run through the same {@link ScriptRunner} as over TCP: EVALSHA, then EVAL on
- *   NOSCRIPT, which this transport reports as a {@link RedisCommandError} like TCP does.
+ *   NOSCRIPT, which this transport reports as a {@link RedisCommandError} like TCP does; as
+ *   Redis 7 functions (FCALL) once a store's init() loaded them and ran one without an error
+ *   (`functions: "if-proven"`), so an endpoint that refuses them costs nothing.
  * - A request whose fetch failed is sent again only when all its commands are reads
  *   (`resendable` in rest-pipeline.ts). A fetch can fail after the server ran the request
  *   (the reply was lost), and a resent EVALSHA ran its script twice (measured through a
@@ -83,6 +85,8 @@ export class RestTransport implements RedisTransport {
   readonly name = "upstash";
   readonly protocol = "redis-rest";
   readonly scriptFlags: boolean;
+  /** Scripts run as functions once a store's init() proved the endpoint runs them. */
+  readonly functions = "if-proven";
   readonly url: string;
   readonly #token: string;
   readonly #redis: Redis;

@@ -49,6 +49,8 @@ export class ScriptRunner {
   readonly #flags: boolean;
   /** FCALL while true; a server without it turns this off for good. */
   #functions: boolean;
+  /** Functions not proven yet (`if-proven`): whether the libraries loaded, once warm() ran. */
+  #unproven: "untried" | "loaded" | null;
   /** Library loads in flight, so concurrent calls that found it missing load it once. */
   readonly #loading = new Map<LuaScript, Promise<void>>();
   #reloads = 0;
@@ -59,6 +61,7 @@ export class ScriptRunner {
     this.#transport = transport;
     this.#flags = transport.scriptFlags !== false;
     this.#functions = transport.functions === true;
+    this.#unproven = transport.functions === "if-proven" ? "untried" : null;
     this.#sharded = transport.shardedPubSub === true;
   }
 
@@ -73,14 +76,35 @@ export class ScriptRunner {
    * its code missing loads it anyway.
    */
   async warm(scripts: LuaScript[]): Promise<void> {
-    if (this.#functions) {
+    if (this.#functions || this.#unproven === "untried") {
       const replies = await this.#transport.pipeline(
         scripts.filter((s) => s.library).map((s) => ["FUNCTION", "LOAD", "REPLACE", s.library!]),
       );
-      if (!replies.some(isUnknownCommand)) return;
-      this.#functions = false;
+      if (this.#unproven !== null) {
+        // Any refusal keeps an unproven endpoint on scripts, which are loaded below.
+        if (!replies.some((r) => r instanceof Error)) this.#unproven = "loaded";
+      } else if (!replies.some(isUnknownCommand)) return;
+      else this.#functions = false;
     }
     await this.#transport.pipeline(scripts.map((s) => ["SCRIPT", "LOAD", this.source(s)]));
+  }
+
+  /**
+   * For a transport whose functions must be proven (`if-proven`): once warm() loaded every
+   * library, runs `call` (a script that changes nothing) as a function; scripts run as
+   * functions from then on only if it answered without an error. True when it switched.
+   */
+  async prove(call: ScriptCall): Promise<boolean> {
+    if (this.#unproven !== "loaded" || !call.script.fn) return false;
+    this.#unproven = null;
+    checkKeys(call.script, call.keys);
+    try {
+      await this.#transport.send(this.#fcall(call.script, call.keys, call.args));
+    } catch {
+      return false;
+    }
+    this.#functions = true;
+    return true;
   }
 
   /**

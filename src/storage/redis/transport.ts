@@ -66,12 +66,14 @@ export interface RedisTransport {
    */
   readonly scriptFlags?: boolean;
   /**
-   * Whether scripts may run as Redis 7 functions (FUNCTION LOAD once, then FCALL): true only
-   * for a client of one server (the TCP adapters). A function lives on the server it was
-   * loaded on, so a cluster client or a REST endpoint leaves it unset and scripts run as
-   * EVALSHA; a server that turns out to lack FCALL is used that way too.
+   * Whether scripts may run as Redis 7 functions (FUNCTION LOAD once, then FCALL): true for a
+   * client of one server (the TCP adapters). A function lives on the server it was loaded on,
+   * so a cluster client leaves it unset and scripts run as EVALSHA; a server that turns out to
+   * lack FCALL is used that way too. `if-proven` (REST): scripts run as EVALSHA until a
+   * store's `init()` has loaded every library and run one function without an error, since an
+   * endpoint may refuse either with any error, not only "unknown command".
    */
-  readonly functions?: boolean;
+  readonly functions?: boolean | "if-proven";
   /**
    * True on a Redis Cluster: events travel over sharded pub/sub (`SSUBSCRIBE`, and the
    * scripts `SPUBLISH`), which reaches the subscribers of the channel's shard only, where
