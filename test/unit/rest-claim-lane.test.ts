@@ -3,7 +3,8 @@
  * claims in it (RestRedisStorage `claimLane`): through a proxy in front of the project's
  * gateway that holds back any request carrying a marker until the test lets it go, a
  * side-lane command travels and is answered while the held request is in flight, a later
- * main-lane command does not, and every caller still learns its reply in issue order.
+ * main-lane command does not, and every caller still learns its reply in issue order; a held
+ * request that times out fails alone, and the reply behind it still arrives.
  */
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -48,6 +49,26 @@ describe("REST side lane", () => {
       proxy.release();
       await Promise.all([first, side, later]);
       assert.deepEqual(settled, ["held", "side", "later"]);
+    } finally {
+      await t.close();
+      proxy.release();
+      await proxy.stop();
+    }
+  });
+
+  it("a held request that times out fails alone: the side-lane reply behind it arrives", async () => {
+    const proxy = await restProxy(gw.url, { hold: MARKER });
+    const t = new RestTransport({ url: proxy.url, token: TOKEN, timeoutMs: 300 });
+    try {
+      const k = uniquePrefix("lane");
+      await t.send(["SET", `${k}:side`, "v"]);
+      t.sideLane((cmd) => cmd[0] === "GET" && cmd[1] === `${k}:side`);
+      const first = t.send(["SET", `${k}:${MARKER}`, "1"]).catch((e: Error) => e);
+      await eventually(() => proxy.held() === 1, "the first request held");
+      const side = t.send(["GET", `${k}:side`]);
+      const failed = await first;
+      assert.ok(failed instanceof Error && /failed/.test(failed.message), String(failed));
+      assert.equal(await side, "v");
     } finally {
       await t.close();
       proxy.release();
