@@ -245,6 +245,10 @@ if (ONLY.has("throughput")) {
   const r: Record<Kind, Awaited<ReturnType<typeof throughput>>>[] = [];
   for (let rep = 0; rep < REPS; rep++) r.push(await both(throughput, rep));
   row("drain, 1 process × 50, tasks/s", r.map((x) => x.tcp.drain), r.map((x) => x.rest.drain), 0);
+  // Per repetition, since the TCP drain itself moves from run to run on a shared VM.
+  const shares = r.map((x) => 100 * x.rest.drain / x.tcp.drain);
+  rows.push(["drain over REST, % of TCP's in the same repetition", "", median(shares).toFixed(1)]);
+  console.log(`  drain over REST, % of TCP's: ${shares.map((x) => x.toFixed(1)).join(" / ")}`);
   for (const part of ["worker", "gateway", "redis"] as const) {
     row(
       `drain: ${part} CPU per task, µs`,
