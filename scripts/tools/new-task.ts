@@ -2,8 +2,9 @@
  * @module new-task — a storage-level task (what Scheduler.submit hands to `Storage.enqueue`)
  * with every field at its default, for tests and benchmarks that drive a store directly.
  */
+import assert from "node:assert/strict";
 import type { NewTask, ScheduleRecord } from "../../src/core/task.ts";
-import type { Lease } from "../../src/storage/storage.ts";
+import type { Lease, Storage } from "../../src/storage/storage.ts";
 
 /** A task of type "t" in pool "default", no payload, created at `createdAt`; `extra` overrides. */
 export function newTask(id: string, createdAt: number, extra: Partial<NewTask> = {}): NewTask {
@@ -31,6 +32,23 @@ export function newTask(id: string, createdAt: number, extra: Partial<NewTask> =
 /** The lease of a claimed task, as the worker that claimed it (`workerId`) presents it. */
 export function leaseOf(task: { id: string; token: string }, workerId: string): Lease {
   return { id: task.id, workerId, token: task.token };
+}
+
+/**
+ * A task's whole life through a store at `at`: submitted, claimed by worker "w", completed,
+ * read back as succeeded; throws at the first step that goes otherwise.
+ */
+export async function roundTrip(s: Storage, id: string, at: number): Promise<void> {
+  await s.enqueue({ tasks: [newTask(id, at)], now: at });
+  const [claimed] = await s.claim({
+    pool: "default",
+    max: 1,
+    owner: { workerId: "w", leaseMs: 30_000 },
+    now: at,
+  });
+  assert.equal(claimed?.id, id);
+  assert.equal(await s.complete({ lease: leaseOf(claimed, "w"), result: 1, now: at + 1 }), true);
+  assert.equal((await s.get(id))?.status, "succeeded");
 }
 
 /**

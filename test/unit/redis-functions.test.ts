@@ -14,7 +14,7 @@ import {
 } from "../../src/storage/redis/transport.ts";
 import { SCRIPTS } from "../../src/storage/redis/scripts.generated.ts";
 import { type RedisServerHandle, startRedisServer } from "../../scripts/tools/redis-server.ts";
-import { leaseOf, newTask } from "../../scripts/tools/new-task.ts";
+import { roundTrip } from "../../scripts/tools/new-task.ts";
 
 const T0 = Date.UTC(2026, 0, 5, 8);
 
@@ -27,20 +27,6 @@ async function libraries(admin: RedisTransport): Promise<string[]> {
   };
   walk(await admin.send(["FUNCTION", "LIST"]));
   return names.sort();
-}
-
-/** A task's whole life through the store: submit, claim, complete. */
-async function roundTrip(s: RedisStorage, id: string): Promise<void> {
-  await s.enqueue({ tasks: [newTask(id, T0)], now: T0 });
-  const [claimed] = await s.claim({
-    pool: "default",
-    max: 1,
-    owner: { workerId: "w", leaseMs: 30_000 },
-    now: T0,
-  });
-  assert.equal(claimed?.id, id);
-  assert.equal(await s.complete({ lease: leaseOf(claimed, "w"), result: 1, now: T0 + 1 }), true);
-  assert.equal((await s.get(id))?.status, "succeeded");
 }
 
 describe("redis scripts as functions", () => {
@@ -61,10 +47,10 @@ describe("redis scripts as functions", () => {
       await s.init();
       const mine = Object.values(SCRIPTS).map((x) => x.fn!).sort();
       assert.deepEqual(await libraries(admin), mine);
-      await roundTrip(s, "a");
+      await roundTrip(s, "a", T0);
       // A restart without persistence, or an operator's FUNCTION FLUSH.
       await admin.send(["FUNCTION", "FLUSH"]);
-      await roundTrip(s, "b");
+      await roundTrip(s, "b", T0);
       const loaded = await libraries(admin);
       for (const name of ["enqueue", "claim", "complete"] as const) {
         assert.ok(loaded.includes(SCRIPTS[name].fn!), `${name} loaded again`);
@@ -113,7 +99,7 @@ describe("redis scripts as functions", () => {
     const s = new RedisStorage({ transport: old, prefix: "fn3" });
     try {
       await s.init();
-      await roundTrip(s, "c");
+      await roundTrip(s, "c", T0);
       const calls = String(await admin.send(["INFO", "commandstats"]));
       assert.match(calls, /cmdstat_evalsha:calls=[1-9]/);
     } finally {

@@ -15,11 +15,10 @@ import type { RedisTransport } from "../../src/storage/redis/transport.ts";
 import { type RunningGateway, startGateway } from "../../scripts/rest-gateway/gateway.ts";
 import { type RedisServerHandle, startRedisServer } from "../../scripts/tools/redis-server.ts";
 import { restProxy } from "../../scripts/tools/rest-proxy.ts";
-import { leaseOf, newTask } from "../../scripts/tools/new-task.ts";
+import { roundTrip } from "../../scripts/tools/new-task.ts";
 
 const TOKEN = "unit-rest-functions-token";
 const T0 = Date.UTC(2026, 0, 5, 8);
-const OWNER = { workerId: "w", leaseMs: 30_000 };
 
 describe("scripts as functions over REST", () => {
   let server: RedisServerHandle;
@@ -45,13 +44,11 @@ describe("scripts as functions over REST", () => {
     return { fcall: n("fcall"), evalsha: n("evalsha") };
   }
 
-  /** Submit, claim and complete one task: the store works, whichever way its scripts run. */
-  async function roundTrip(s: RedisStorage, id: string): Promise<void> {
-    await s.enqueue({ tasks: [newTask(id, T0)], now: T0 });
-    const [claimed] = await s.claim({ pool: "default", max: 1, owner: OWNER, now: T0 });
-    assert.equal(claimed?.id, id);
-    assert.equal(await s.complete({ lease: leaseOf(claimed, "w"), result: 1, now: T0 + 1 }), true);
-    assert.equal((await s.get(id))?.status, "succeeded");
+  /** FCALL and EVALSHA calls Redis served for one task's round trip through `s`. */
+  async function callsOfRoundTrip(s: RedisStorage, id: string) {
+    await calls();
+    await roundTrip(s, id, T0);
+    return await calls();
   }
 
   it("runs the scripts as functions once init() proved the endpoint runs them", async () => {
@@ -61,9 +58,7 @@ describe("scripts as functions over REST", () => {
     });
     try {
       await s.init();
-      await calls();
-      await roundTrip(s, "a");
-      const after = await calls();
+      const after = await callsOfRoundTrip(s, "a");
       assert.equal(after.evalsha, 0);
       assert.ok(after.fcall >= 3, `FCALL ${after.fcall} times`);
     } finally {
@@ -84,9 +79,7 @@ describe("scripts as functions over REST", () => {
       });
       try {
         await s.init();
-        await calls();
-        await roundTrip(s, "b");
-        const after = await calls();
+        const after = await callsOfRoundTrip(s, "b");
         assert.equal(after.fcall, 0);
         assert.ok(after.evalsha >= 3, `EVALSHA ${after.evalsha} times`);
         assert.ok(proxy.seen.some(refuse), `the endpoint was asked for ${what}`);
@@ -106,9 +99,7 @@ describe("scripts as functions over REST", () => {
     });
     try {
       await s.prepare();
-      await calls();
-      await roundTrip(s, "c");
-      const after = await calls();
+      const after = await callsOfRoundTrip(s, "c");
       assert.equal(after.fcall, 0);
       assert.ok(after.evalsha >= 3, `EVALSHA ${after.evalsha} times`);
     } finally {
