@@ -16,6 +16,8 @@
  * figure is Redis's instructions per task for claim + complete, nothing else.
  * With `--submit N` the count is of submitting instead: the tasks go in by `submitMany`
  * batches of N (each with a small payload, as the HTTP bench sends), nothing is claimed.
+ * `KEEP_CALLGRIND=1` keeps each run's callgrind file (its path is printed) for
+ * `callgrind_annotate`.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
@@ -120,7 +122,8 @@ async function counted(
   server.kill("SIGTERM");
   await new Promise((r) => server.once("exit", r));
   const total = Number(readFileSync(out, "utf8").match(/^totals: (\d+)/m)?.[1]);
-  rmSync(out, { force: true });
+  if (!process.env.KEEP_CALLGRIND) rmSync(out, { force: true });
+  else console.log(out);
   return total / tasks;
 }
 

@@ -129,6 +129,23 @@ describe("ScriptRunner", () => {
     want.conds = {};
     assert.deepEqual(task, want);
     assert.equal(next, argv.length + 1, "the index after the task");
+
+    // A plain task (no option, no parent) is its head and "-": it reads as the head alone.
+    const plain = ["before", ...head, "-", "after"];
+    const [plainTask, after] = JSON.parse(String(
+      await t.send([
+        "EVAL",
+        `${generateFacts()}\n${include("values")}\n${readTask}\n` +
+        "local task, i = readTask(ARGV, 2)\nreturn cjson.encode({task, i})",
+        "0",
+        ...plain,
+      ]),
+    ));
+    assert.deepEqual(plainTask, {
+      ...Object.fromEntries(TASK_HEAD.map((f) => [f, `v-${f}`])),
+      plain: true,
+    });
+    assert.equal(after, plain.length, "the index of what follows it");
   });
 
   it("refuses a call with the wrong number of keys", async () => {

@@ -100,7 +100,7 @@ export function bodyFields(b: Partial<Body>): Body {
  * The ARGV entries every encoded task starts with, in order: lua/includes/insert.lua reads
  * them by these names (a generated fact). Then come nOptions and (option number, value) pairs
  * for the {@link TASK_OPTIONS} a task sets, then nDeps, the deps, nConds and
- * (parent, "s"|"f") pairs.
+ * (parent, "s"|"f") pairs; a task with no option and no parent has "-" instead of all that.
  */
 export const TASK_HEAD = [
   "id",
@@ -212,6 +212,12 @@ export function encodeTaskInto(args: string[], t: NewTask): string | undefined {
     if (value !== null && value !== undefined && value !== "") {
       args.push(String(n + 1), String(value));
     }
+  }
+  // A plain task (no option, no parent: a condition comes with one or the other) is its
+  // head and "-": the script skips what only the others need.
+  if (args.length === counted + 1 && t.dependsOn.length === 0) {
+    args[counted] = "-";
+    return secrets || payload === "" ? undefined : payload;
   }
   args[counted] = String((args.length - counted - 1) / 2);
   args.push(String(t.dependsOn.length));

@@ -113,6 +113,14 @@ export const LUA_FACTS: readonly LuaFact[] = [
     from: 'src/storage/redis/codec.ts: TASK_HEAD from argv[i] and every TASK_OPTIONS "", ' +
       "in one table sized at once",
   },
+  {
+    name: "plainHead",
+    lua: `function(argv, i) return {${
+      [...TASK_HEAD.map((f, k) => `${f} = argv[i + ${k}]`), "plain = true"].join(", ")
+    }} end`,
+    from: "src/storage/redis/codec.ts: a plain task (no option, no parent): its TASK_HEAD " +
+      "from argv[i] and `plain`, in one table sized at once",
+  },
   { name: "TASK_EVENT_CHUNK", value: TASK_EVENT_CHUNK, from: "src/core/task-event.ts" },
   { name: "TASK_EVENT_BUFFER", value: TASK_EVENT_BUFFER, from: "src/core/task-event.ts" },
   { name: "CLAIMED_FIELDS", value: CLAIMED_FIELDS, from: "src/storage/redis/claims.ts" },

@@ -60,10 +60,13 @@ export class RedisQueue implements QueueStore {
       String(tasks.length),
     ];
     const payloads = tasks.map((t) => encodeTaskInto(args, t));
-    const d = checkReply(await this.#ctx.run("enqueue", args), "enqueue") as string[];
-    // Per task: status, cancel reason, and for a hit the task that answers it and what hit.
+    const d = checkReply(await this.#ctx.run("enqueue", args), "enqueue") as (string | string[])[];
+    // Per task: its status alone, or the status, cancel reason, and for a hit the task that
+    // answers it and what hit.
     const answers = tasks.map((t, i): Enqueued => {
-      const status = d[4 * i], reason = d[4 * i + 1], id = d[4 * i + 2], hit = d[4 * i + 3];
+      const e = d[i];
+      if (typeof e === "string") return newRecord(t, e as TaskStatus, null, now, payloads[i]);
+      const [status, reason, id, hit] = e;
       if (hit === "dedupe") {
         return { id, status: status as DedupedTask["status"], deduplicated: true };
       }

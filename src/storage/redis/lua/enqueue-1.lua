@@ -22,10 +22,11 @@
   being the burst's first submit. A stored task with a debounce key starts a burst.
 
   Returns
-    {Code.ok, status_1, cancelReason_1, hitId_1, hit_1, ..., status_N, ..., hit_N}
-                                       per task: stored (cancelReason "" = none, hitId ""); a
-                                       dedupe hit (hit "dedupe", status the first task's); a
-                                       debounce hit (hit = the new runAt, status "scheduled")
+    {Code.ok, answer_1, ..., answer_N} per task its status alone when stored with nothing to
+                                       add, else {status, cancelReason, hitId, hit}: stored
+                                       and cancelled at once (cancelReason, hitId ""); a dedupe
+                                       hit (hit "dedupe", status the first task's); a debounce
+                                       hit (hit = the new runAt, status "scheduled")
     {Code.idInUse, id}                 id already in use
     {Code.scheduleIdInUse, id}         id in use by a schedule (one namespace)
     {Code.keyHeld, key, holderId}      key held ("" when the holder is earlier in the batch)
@@ -88,8 +89,10 @@ for j = 1, n do
   local t
   t, i = readTask(ARGV, i)
   tasks[j] = t
-  local first = t.dedupeKey ~= '' and dedupeHolder(t.dedupeKey)
-  local burst = not first and t.debounceKey ~= '' and burstOf(t.debounceKey)
+  -- A plain task (readTask) has no key, parent, dedupe or debounce: its id is all to check.
+  local plain = t.plain
+  local first = not plain and t.dedupeKey ~= '' and dedupeHolder(t.dedupeKey)
+  local burst = not plain and not first and t.debounceKey ~= '' and burstOf(t.debounceKey)
   if first then
     hits[j] = first
   elseif burst then
@@ -101,19 +104,21 @@ for j = 1, n do
       if redis.call('EXISTS', tkey(t.id)) == 1 then return {Code.idInUse, t.id} end
       return {Code.scheduleIdInUse, t.id}
     end
-    if t.key then
-      local holder = redis.call('HGET', P .. 'keys', t.key)
-      if holder or keys[t.key] then return {Code.keyHeld, t.key, holder or ''} end
-      keys[t.key] = true
-    end
-    at = n > 1 and ('[' .. (j - 1) .. '].') or ''
-    for d, parent in ipairs(t.deps) do check(parent, 'dependsOn[' .. (d - 1) .. ']') end
-    if t.onSuccessOf ~= '' then check(t.onSuccessOf, 'onSuccessOf') end
-    if t.onFailureOf ~= '' then check(t.onFailureOf, 'onFailureOf') end
-    if t.dedupeKey ~= '' then taken[t.dedupeKey] = t.id end
-    -- Only a task that waits starts a burst (the Scheduler's always does: runAt = now + delay).
-    if t.debounceKey ~= '' and t.runAt and t.runAt > now then
-      bursts[t.debounceKey] = {id = t.id, firstAt = now}
+    if not plain then
+      if t.key then
+        local holder = redis.call('HGET', P .. 'keys', t.key)
+        if holder or keys[t.key] then return {Code.keyHeld, t.key, holder or ''} end
+        keys[t.key] = true
+      end
+      at = n > 1 and ('[' .. (j - 1) .. '].') or ''
+      for d, parent in ipairs(t.deps) do check(parent, 'dependsOn[' .. (d - 1) .. ']') end
+      if t.onSuccessOf ~= '' then check(t.onSuccessOf, 'onSuccessOf') end
+      if t.onFailureOf ~= '' then check(t.onFailureOf, 'onFailureOf') end
+      if t.dedupeKey ~= '' then taken[t.dedupeKey] = t.id end
+      -- Only a task that waits starts a burst (the Scheduler's always does: runAt = now + delay).
+      if t.debounceKey ~= '' and t.runAt and t.runAt > now then
+        bursts[t.debounceKey] = {id = t.id, firstAt = now}
+      end
     end
     ids[t.id] = true
     stored = stored + 1
@@ -173,18 +178,22 @@ for j = 1, n do
   else
     local t = tasks[j]
     status, reason = insertTask(t, now)
-    if t.dedupeKey ~= '' then
-      local ttl = tonumber(t.dedupeTtl)
-      redis.call('SET', P .. 'dedupe:' .. t.dedupeKey, int(now + ttl) .. ':' .. t.id, 'PX',
-        int(ttl + SUBMIT_KEY_GRACE_MS))
-    end
-    if t.debounceKey ~= '' and t.runAt and t.runAt > now then
-      keepBurst(t.debounceKey, {id = t.id, firstAt = now}, t.runAt)
+    if not t.plain then
+      if t.dedupeKey ~= '' then
+        local ttl = tonumber(t.dedupeTtl)
+        redis.call('SET', P .. 'dedupe:' .. t.dedupeKey, int(now + ttl) .. ':' .. t.id, 'PX',
+          int(ttl + SUBMIT_KEY_GRACE_MS))
+      end
+      if t.debounceKey ~= '' and t.runAt and t.runAt > now then
+        keepBurst(t.debounceKey, {id = t.id, firstAt = now}, t.runAt)
+      end
     end
   end
-  out[#out + 1] = status
-  out[#out + 1] = reason or ''
-  out[#out + 1] = hitId
-  out[#out + 1] = hit
+  -- Most answers are a status alone: one entry, not four, in the reply.
+  if reason or hit ~= '' then
+    out[j + 1] = {status, reason or '', hitId, hit}
+  else
+    out[j + 1] = status
+  end
 end
 return done(out)

@@ -14,13 +14,20 @@ local listedBuckets = {} --- @per-call
 
 local function bucketOf(order) return text(math.floor(order / INDEX_BUCKET)) end
 
+-- The bucket the last task went to, and its key: consecutive tasks mostly share one.
+local lastBucket, lastBucketKey = nil, nil --- @per-call
+
 local function indexAll(order, id)
-  local n = bucketOf(order)
-  redis.call('ZADD', P .. 'all:' .. n, order, id)
-  if not listedBuckets[n] then
-    listedBuckets[n] = true
-    redis.call('ZADD', P .. 'allb', n, n)
+  local b = math.floor(order / INDEX_BUCKET)
+  if b ~= lastBucket then
+    local n = text(b)
+    lastBucket, lastBucketKey = b, P .. 'all:' .. n
+    if not listedBuckets[n] then
+      listedBuckets[n] = true
+      redis.call('ZADD', P .. 'allb', n, n)
+    end
   end
+  redis.call('ZADD', lastBucketKey, order, id)
 end
 
 -- Takes `ids` out of the index, `orders[i]` being the order of ids[i]; a bucket left empty
@@ -43,6 +50,8 @@ local function unindexAll(ids, orders)
     if redis.call('EXISTS', key) == 0 then
       redis.call('ZREM', P .. 'allb', n)
       listedBuckets[n] = nil
+      -- indexAll names this bucket to the directory again if it is used after.
+      if tonumber(n) == lastBucket then lastBucket = nil end
     end
   end
 end

@@ -9,7 +9,9 @@
     `cb` field, see callback.lua; an option not sent reads as ""), nDeps, dep_1..dep_nDeps,
     nConds, (parentId, "s"|"f") x nConds
   The workflow fields repeat what body holds so validation can name `dependsOn[i]`; the
-  conditions are the deduplicated parents in order, each with the outcome it needs.
+  conditions are the deduplicated parents in order, each with the outcome it needs. A plain
+  task (no option and no dependsOn: most submits; a condition comes with one or the other)
+  is TASK_HEAD and "-" alone.
 ]]
 --- @include "prefix"
 --- @include "tkey"
@@ -28,8 +30,12 @@
 local NO_ITEMS = {} --- @per-call
 
 -- One table made at its full size: growing it a field at a time rehashed it five times, a
--- sixth of a submit's instructions.
+-- sixth of a submit's instructions. A plain task is its head alone, marked `plain`: its other
+-- fields are nil, so only code that checks `plain` first may read it (enqueue-1.lua,
+-- insertTask), which skip the option, parent and condition steps for it (a fifth of a submit).
 local function readTask(argv, i)
+  local h = i + #TASK_HEAD
+  if argv[h] == '-' then return plainHead(argv, i), h + 1 end
   local t = taskHead(argv, i)
   i = i + #TASK_HEAD
   local n = tonumber(argv[i])
@@ -77,6 +83,14 @@ local function insertTask(a, now)
   if a.priority ~= '0' then setIf(fields, 'priority', a.priority) end
   if a.maxRetries ~= '0' then setIf(fields, 'maxRetries', a.maxRetries) end
   setIf(fields, 'payload', a.payload)
+  if a.plain then
+    -- Nothing below applies to it (no option, parent or condition): queued at once.
+    indexAll(order, a.id)
+    enter({id = a.id, pool = a.pool, priority = tonumber(a.priority), order = order}, 'queued',
+      now, fields)
+    taskEvent('created', a.id, a.type, a.pool, now, 'queued')
+    return 'queued', nil
+  end
   setIf(fields, 'runAt', a.runAt and int(a.runAt))
   setIf(fields, 'key', a.key)
   setIf(fields, 'expiresAt', a.expiresAt)

@@ -30,7 +30,7 @@ local function enter(t, status, now, fields, keepSeq)
   fields[#fields + 1] = 'status'
   fields[#fields + 1] = status
   t.status = status
-  bump(P .. 'counts', status, 1)
+  bump(COUNTS, status, 1)
   if INDEXED_STATUSES[status] then redis.call('ZADD', P .. 'status:' .. status, need(t, 'order'), id) end
   if status == 'queued' then
     if not (keepSeq and need(t, 'seq')) then
@@ -65,12 +65,12 @@ end
 -- a running one frees its flow key's slot, which may unpark the key's next task).
 local function leave(t, now)
   local id, status = t.id, t.status
-  bump(P .. 'counts', status, -1)
+  bump(COUNTS, status, -1)
   if INDEXED_STATUSES[status] then redis.call('ZREM', P .. 'status:' .. status, id) end
   if status == 'queued' then
     -- Its list entry stays for a claim to drop (ready.lua); a parked one leaves its set.
     local parked = t.fk and flowLeftParked(t.fk, t.pool, id, seqMember(need(t, 'seq'), id))
-    if not parked then bump(P .. 'queuedn', t.pool, -1) end
+    if not parked then bump(QUEUEDN, t.pool, -1) end
   elseif status == 'scheduled' or status == 'retrying' then
     redis.call('ZREM', P .. 'delayed', seqMember(need(t, 'seq'), id))
   elseif status == 'running' then

@@ -112,6 +112,8 @@
 --- @include "facts"
 
 local P = KEYS[1] --- @per-call
+-- The counters most transitions bump, named once per call rather than once per task.
+local COUNTS, QUEUEDN = P .. 'counts', P .. 'queuedn' --- @per-call
 
 -- The deployment records no task events (meta has `events`, set by a node started with
 -- them off: src/storage/redis/task-events.ts); read with the layout, so it costs no command.

@@ -19,7 +19,15 @@
 -- called again.
 local READY_DROP_BOUND = 1000
 
-local function readyList(pool, priority) return P .. 'rl:' .. text(priority) .. ':' .. pool end
+-- The last list named, by pool and priority: the tasks of a submit mostly share one.
+local lastReadyPool, lastReadyPriority, lastReadyList = nil, nil, nil --- @per-call
+local function readyList(pool, priority)
+  if pool ~= lastReadyPool or priority ~= lastReadyPriority then
+    lastReadyPool, lastReadyPriority = pool, priority
+    lastReadyList = P .. 'rl:' .. text(priority) .. ':' .. pool
+  end
+  return lastReadyList
+end
 local function readyFront(pool, priority) return P .. 'rf:' .. text(priority) .. ':' .. pool end
 local function readyLevels(pool) return P .. 'rlv:' .. pool end
 
@@ -32,7 +40,7 @@ local function readyAdd(pool, priority, member, front)
   elseif redis.call('RPUSH', readyList(pool, priority), member) == 1 then
     redis.call('ZADD', readyLevels(pool), text(-priority), text(priority))
   end
-  bump(P .. 'queuedn', pool, 1)
+  bump(QUEUEDN, pool, 1)
 end
 
 -- Up to `n` entries of one priority in claim order (those going back first, then the

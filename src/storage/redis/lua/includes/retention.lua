@@ -73,7 +73,7 @@ local function pruneFinished(now)
     dels[#dels + 1] = tkey(id)
     dels[#dels + 1] = P .. 'children:' .. id
     dels[#dels + 1] = P .. 'logs:' .. id
-    bump(P .. 'counts', status, -1)
+    bump(COUNTS, status, -1)
     if INDEXED_STATUSES[status] then redis.call('ZREM', P .. 'status:' .. status, id) end
   end
   -- Rows beyond maxCount go whatever their age.

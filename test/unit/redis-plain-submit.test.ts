@@ -1,0 +1,92 @@
+/**
+ * Plain tasks on Redis (lua/includes/insert.lua readTask): a task without options, parents or
+ * conditions is read as its head alone and takes a shorter path through enqueue. In a batch
+ * beside tasks that have options, parents or conditions, every task is stored as submitted,
+ * listed, queued and refused exactly as before.
+ */
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { RedisStorage } from "../../src/storage/redis/redis-storage.ts";
+import { connectRedisTcp } from "../../src/adapters/redis-tcp.ts";
+import { testRedisUrl, uniquePrefix } from "../../scripts/tools/redis-server.ts";
+import { newTask } from "../../scripts/tools/new-task.ts";
+
+const T0 = Date.UTC(2026, 0, 5, 8);
+const OWNER = { workerId: "w", leaseMs: 60_000 };
+
+describe("redis storage: plain tasks beside tasks with options", () => {
+  let store: RedisStorage;
+  before(async () => {
+    store = new RedisStorage({
+      transport: connectRedisTcp(await testRedisUrl()),
+      prefix: uniquePrefix("plain"),
+    });
+    await store.init();
+  });
+  after(() => store.close());
+
+  it("stores, lists and queues each task of a mixed batch as submitted", async () => {
+    const tasks = [
+      newTask("a", T0, { payload: { n: 1 } }),
+      newTask("b", T0, { pool: "p2", priority: 5, maxRetries: 2, payload: { s: "é" } }),
+      newTask("c", T0, { key: "k1" }),
+      newTask("d", T0, { dependsOn: ["a"] }),
+      newTask("e", T0, { onSuccessOf: "a" }),
+      newTask("f", T0),
+      newTask("g", T0, { onFailureOf: "b" }),
+      newTask("h", T0, { priority: 1 }),
+    ];
+    const answers = await store.enqueue({ tasks, now: T0 });
+    assert.deepEqual(
+      answers.map((a) => [a.id, a.status]),
+      [
+        ["a", "queued"],
+        ["b", "queued"],
+        ["c", "queued"],
+        ["d", "waiting"],
+        ["e", "waiting"],
+        ["f", "queued"],
+        ["g", "waiting"],
+        ["h", "queued"],
+      ],
+    );
+    for (const t of tasks) {
+      const r = (await store.get(t.id))!;
+      const fields = [
+        "type",
+        "pool",
+        "priority",
+        "maxRetries",
+        "payload",
+        "key",
+        "dependsOn",
+        "onSuccessOf",
+        "onFailureOf",
+      ] as const;
+      for (const f of fields) {
+        assert.deepEqual(r[f], t[f], `${t.id}.${f}`);
+      }
+    }
+    const listed = await store.list({ limit: 20 });
+    assert.deepEqual(listed.items.map((r) => r.id), ["h", "g", "f", "e", "d", "c", "b", "a"]);
+
+    const claimed = await store.claim({ pool: "default", max: 10, owner: OWNER, now: T0 });
+    assert.deepEqual(claimed.map((t) => t.id), ["h", "a", "c", "f"], "priority, then FIFO");
+    const other = await store.claim({ pool: "p2", max: 10, owner: OWNER, now: T0 });
+    assert.deepEqual(other.map((t) => [t.id, t.priority, t.payload]), [["b", 5, { s: "é" }]]);
+  });
+
+  it("refuses a plain task whose id is in use, storing nothing of its batch", async () => {
+    await store.enqueue({ tasks: [newTask("x", T0)], now: T0 });
+    await assert.rejects(
+      store.enqueue({ tasks: [newTask("y", T0), newTask("x", T0)], now: T0 }),
+      /"x"/,
+    );
+    assert.equal(await store.get("y"), null);
+    await assert.rejects(
+      store.enqueue({ tasks: [newTask("z", T0), newTask("z", T0)], now: T0 }),
+      /"z"/,
+    );
+    assert.equal(await store.get("z"), null);
+  });
+});
