@@ -8,6 +8,7 @@ import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { RedisStorage } from "../../src/storage/redis/redis-storage.ts";
 import { connectRedisTcp } from "../../src/adapters/redis-tcp.ts";
+import type { RedisTransport } from "../../src/storage/redis/transport.ts";
 import { testRedisUrl, uniquePrefix } from "../../scripts/tools/redis-server.ts";
 import { newTask } from "../../scripts/tools/new-task.ts";
 
@@ -16,14 +17,17 @@ const OWNER = { workerId: "w", leaseMs: 60_000 };
 
 describe("redis storage: plain tasks beside tasks with options", () => {
   let store: RedisStorage;
+  let raw: RedisTransport;
   before(async () => {
-    store = new RedisStorage({
-      transport: connectRedisTcp(await testRedisUrl()),
-      prefix: uniquePrefix("plain"),
-    });
+    const url = await testRedisUrl();
+    raw = connectRedisTcp(url);
+    store = new RedisStorage({ transport: connectRedisTcp(url), prefix: uniquePrefix("plain") });
     await store.init();
   });
-  after(() => store.close());
+  after(async () => {
+    await store.close();
+    await raw.close();
+  });
 
   it("stores, lists and queues each task of a mixed batch as submitted", async () => {
     const tasks = [
@@ -74,6 +78,36 @@ describe("redis storage: plain tasks beside tasks with options", () => {
     assert.deepEqual(claimed.map((t) => t.id), ["h", "a", "c", "f"], "priority, then FIFO");
     const other = await store.claim({ pool: "p2", max: 10, owner: OWNER, now: T0 });
     assert.deepEqual(other.map((t) => [t.id, t.priority, t.payload]), [["b", 5, { s: "é" }]]);
+  });
+
+  it("stores a plain task as the full path stores the same task", async () => {
+    // A dedupe key changes nothing in a task's hash, but sends it down the full path.
+    const spec = { pool: "p3", priority: 2, maxRetries: 1, payload: { x: [1, "ü"] } };
+    await store.enqueue({
+      tasks: [
+        newTask("plain1", T0, spec),
+        newTask("full1", T0, { ...spec, dedupe: { key: "d1", ttlMs: 60_000 } }),
+      ],
+      now: T0,
+    });
+    const hash = async (id: string) => {
+      const flat = (await raw.send(["HGETALL", `${store.prefix}task:${id}`])) as string[];
+      const h: Record<string, string> = {};
+      for (let i = 0; i < flat.length; i += 2) h[flat[i]] = flat[i + 1];
+      return h;
+    };
+    const [plain, full] = [await hash("plain1"), await hash("full1")];
+    assert.match(String(await raw.send(["GET", `${store.prefix}dedupe:d1`])), /:full1$/);
+    // Each took its own order and queue seq, in the same two steps.
+    assert.equal(Number(plain.seq) - Number(plain.order), Number(full.seq) - Number(full.order));
+    for (const h of [plain, full]) {
+      delete h.order;
+      delete h.seq;
+    }
+    assert.deepEqual(plain, full);
+    assert.equal(plain.status, "queued");
+    const list = (await raw.send(["LRANGE", `${store.prefix}rl:2:p3`, "0", "-1"])) as string[];
+    assert.deepEqual(list.map((m) => m.slice(16)), ["plain1", "full1"], "queued in order");
   });
 
   it("refuses a plain task whose id is in use, storing nothing of its batch", async () => {

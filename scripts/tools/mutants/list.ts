@@ -1357,6 +1357,15 @@ export const MUTANTS: Mutant[] = [
     tests: ["test/unit/redis-plain-submit.test.ts"],
   },
   {
+    id: "plain-task-priority-lost",
+    why: "a plain task is queued under its own priority, as the full path queues it",
+    file: "src/storage/redis/lua/includes/insert.lua",
+    find:
+      "    enter({id = a.id, pool = a.pool, priority = tonumber(a.priority), order = order}, 'queued',",
+    replace: "    enter({id = a.id, pool = a.pool, priority = 0, order = order}, 'queued',",
+    tests: ["test/unit/redis-plain-submit.test.ts"],
+  },
+  {
     id: "plain-task-unlisted",
     why: "a plain task goes into the all index, as every task does: listings show it",
     file: "src/storage/redis/lua/includes/insert.lua",
