@@ -109,15 +109,18 @@ describe("ScriptRunner", () => {
     const include = (name: string) =>
       readFileSync(`src/storage/redis/lua/includes/${name}.lua`, "utf8");
     const readTask = include("insert").split("local function setIf")[0];
-    const [task, next] = JSON.parse(String(
-      await t.send([
-        "EVAL",
-        `${generateFacts()}\n${include("values")}\n${readTask}\n` +
-        "local task, i = readTask(ARGV, 2)\nreturn cjson.encode({task, i})",
-        "0",
-        ...argv,
-      ]),
-    ));
+    // readTask(ARGV, 2) in Redis: the task read and the index after it.
+    const read = async (args: string[]) =>
+      JSON.parse(String(
+        await t.send([
+          "EVAL",
+          `${generateFacts()}\n${include("values")}\n${readTask}\n` +
+          "local task, i = readTask(ARGV, 2)\nreturn cjson.encode({task, i})",
+          "0",
+          ...args,
+        ]),
+      ));
+    const [task, next] = await read(argv);
     const want: Record<string, unknown> = Object.fromEntries([
       ...TASK_HEAD.map((f) => [f, `v-${f}`]),
       ...TASK_OPTIONS.map((f) => [f, ""]),
@@ -132,15 +135,7 @@ describe("ScriptRunner", () => {
 
     // A plain task (no option, no parent) is its head and "-": it reads as the head alone.
     const plain = ["before", ...head, "-", "after"];
-    const [plainTask, after] = JSON.parse(String(
-      await t.send([
-        "EVAL",
-        `${generateFacts()}\n${include("values")}\n${readTask}\n` +
-        "local task, i = readTask(ARGV, 2)\nreturn cjson.encode({task, i})",
-        "0",
-        ...plain,
-      ]),
-    ));
+    const [plainTask, after] = await read(plain);
     assert.deepEqual(plainTask, {
       ...Object.fromEntries(TASK_HEAD.map((f) => [f, `v-${f}`])),
       plain: true,
