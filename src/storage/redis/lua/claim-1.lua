@@ -152,7 +152,7 @@ local function take(now, pool, max, workerId, leaseUntil)
     want = dropped > 0 and budget - scanned or math.max(max - #picked, 16)
   end
   -- The picked leave the pool's queued count (before readyAny below asks it).
-  bump(P .. 'queuedn', pool, -#picked)
+  bump(QUEUEDN, pool, -#picked)
   -- When to claim again: at once (more may be claimable), or when a rate-parked key's next
   -- token frees (the worker's own timer: sooner than the wheel's tick).
   local wake = nil
@@ -185,8 +185,8 @@ local function take(now, pool, max, workerId, leaseUntil)
   end
   -- One ZADD for the batch: every redis.call from Lua has a fixed cost.
   callChunked('ZADD', P .. 'leases', leases)
-  bump(P .. 'counts', 'queued', -#out)
-  bump(P .. 'counts', 'running', #out)
+  bump(COUNTS, 'queued', -#out)
+  bump(COUNTS, 'running', #out)
   bump(P .. 'running', pool, #out)
   usePool(pool)
   return out, wake

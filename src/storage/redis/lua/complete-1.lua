@@ -91,8 +91,8 @@ for i = 3, #ARGV, 8 do
   end
 end
 if fast > 0 then
-  bump(P .. 'counts', 'running', -fast)
-  bump(P .. 'counts', 'succeeded', fast)
+  bump(COUNTS, 'running', -fast)
+  bump(COUNTS, 'succeeded', fast)
   bump(P .. 'totals', 'succeeded', fast)
   for pool, n in pairs(fastByPool) do
     bump(P .. 'running', pool, -n)

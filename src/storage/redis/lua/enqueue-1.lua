@@ -130,7 +130,7 @@ if #issues > 0 then
 end
 if limit then
   local unfinished = 0
-  local c = redis.call('HMGET', P .. 'counts', unpack(UNFINISHED_STATUSES))
+  local c = redis.call('HMGET', COUNTS, unpack(UNFINISHED_STATUSES))
   for j = 1, #UNFINISHED_STATUSES do unfinished = unfinished + (tonumber(c[j]) or 0) end
   if unfinished + stored > limit then return {Code.capacity, limit} end
 end

@@ -21,7 +21,7 @@
 --- @include "flow-state"
 
 local counts = {}
-local c = redis.call('HMGET', P .. 'counts', unpack(ALL_STATUSES))
+local c = redis.call('HMGET', COUNTS, unpack(ALL_STATUSES))
 for i, s in ipairs(ALL_STATUSES) do
   counts[#counts + 1] = s
   counts[#counts + 1] = tonumber(c[i] or '0')
@@ -31,7 +31,7 @@ for _, pool in ipairs(redis.call('ZRANGE', P .. 'stat-pools', 0, 999)) do
   pools[#pools + 1] = pool
   -- Parked tasks (held back by their flow key) are queued too.
   local parked = tonumber(redis.call('HGET', P .. 'flowparked', pool)) or 0
-  pools[#pools + 1] = (tonumber(redis.call('HGET', P .. 'queuedn', pool)) or 0) + parked
+  pools[#pools + 1] = (tonumber(redis.call('HGET', QUEUEDN, pool)) or 0) + parked
   pools[#pools + 1] = tonumber(redis.call('HGET', P .. 'running', pool) or '0')
   pools[#pools + 1] = parked
 end

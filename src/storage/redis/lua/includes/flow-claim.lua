@@ -95,7 +95,7 @@ local function park(id, key, pool, score, member, why)
   redis.call('ZADD', P .. 'parked:' .. key, score, member)
   redis.call('HSET', tkey(id), 'wf', why)
   bump(P .. 'flowparked', pool, 1)
-  bump(P .. 'queuedn', pool, -1)
+  bump(QUEUEDN, pool, -1)
 end
 
 -- Unparks the keys whose wake is due at `now` (at most FLOW_DUE_BOUND a call): a claim

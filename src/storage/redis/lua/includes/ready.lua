@@ -82,6 +82,6 @@ end
 -- Whether the pool has queued tasks that are not parked: its count, with what this call
 -- changed and done() has not written yet (a list may hold only entries left behind).
 local function readyAny(pool)
-  local pending = (BUMPS[P .. 'queuedn'] or {})[pool] or 0
-  return (tonumber(redis.call('HGET', P .. 'queuedn', pool)) or 0) + pending > 0
+  local pending = (BUMPS[QUEUEDN] or {})[pool] or 0
+  return (tonumber(redis.call('HGET', QUEUEDN, pool)) or 0) + pending > 0
 end
