@@ -11,7 +11,7 @@ import { RedisStorage } from "../../src/storage/redis/redis-storage.ts";
 import { RestTransport } from "../../src/storage/redis/rest-transport.ts";
 import { RestRedisStorage } from "../../src/storage/redis/rest-storage.ts";
 import { connectRedisTcp } from "../../src/adapters/redis-tcp.ts";
-import { keyPrefix, keys } from "../../src/storage/redis/keys.ts";
+import { INDEX_BUCKET, keyPrefix, keys } from "../../src/storage/redis/keys.ts";
 import { LAYOUT, StorageLayoutError, UNVERSIONED_LAYOUT } from "../../src/storage/redis/layout.ts";
 import { MIGRATIONS } from "../../src/storage/redis/migrations.ts";
 import { MIGRATION_SCRIPTS, SCRIPTS } from "../../src/storage/redis/scripts.generated.ts";
@@ -351,6 +351,73 @@ describe("data layout", () => {
       durationMs: 3,
       workerId: "w|2",
     });
+    await node.close();
+  });
+
+  it("a store of layout 5 is migrated by init(): its all index becomes lists, listed the same", async () => {
+    const { name, prefix, stored } = freshPrefix(admin);
+    // What layout 5 left: buckets all:<n> (zsets, score = order) listed in allb. Orders
+    // 10..1000 fill buckets 0..7: one step moves them all.
+    await admin.send(["HSET", keys.meta(prefix), "layout", "5"]);
+    await admin.send(["SET", `${prefix}seq`, "1001"]);
+    const oldTask = async (order: number) => {
+      const id = `five-${order}`;
+      await admin.send([
+        "HSET",
+        keys.task(prefix, id),
+        ...["type", "t", "body", "1", "order", String(order), "status", "succeeded"],
+      ]);
+      const n = String(Math.floor(order / INDEX_BUCKET));
+      await admin.send(["ZADD", `${prefix}all:${n}`, String(order), id]);
+      await admin.send(["ZADD", `${prefix}allb`, n, n]);
+      return id;
+    };
+    const ids: string[] = [];
+    for (let order = 10; order <= 1_000; order++) ids.push(await oldTask(order));
+    const node = new RedisStorage({ transport: connectRedisTcp(url), prefix: name });
+    await assert.rejects(node.stats(), refusal("5", /migrate the store first/));
+    // An init() that stopped after one step (a crash), then a node of layout 5 still running
+    // adds a task to a bucket already moved (it is appended after, in order) and prunes two
+    // (their ids stay in the moved buckets, and are passed over).
+    const runner = new ScriptRunner(admin);
+    assert.deepEqual(await runner.run(MIGRATION_SCRIPTS.indexLists, [prefix], ["5", "6"]), [
+      "more",
+    ]);
+    assert.equal(await admin.send(["ZCARD", `${prefix}allb`]), 0);
+    ids.push(await oldTask(1_001));
+    await admin.send(["DEL", keys.task(prefix, "five-10"), keys.task(prefix, "five-1000")]);
+    ids.splice(ids.indexOf("five-1000"), 1);
+    ids.splice(ids.indexOf("five-10"), 1);
+    await node.init();
+    assert.equal(await admin.send(["HGET", keys.meta(prefix), "layout"]), String(LAYOUT));
+    const left = (await stored()).filter((k) => /:(all:\d+|allb)$/.test(k));
+    assert.deepEqual(left, [], "no bucket of the old index is left");
+    const buckets = (await stored()).filter((k) => /:al:\d+$/.test(k));
+    assert.equal(buckets.length, 8);
+    for (const key of buckets) {
+      // A listpack (a quicklist of one on Redis 7.0): ~16 bytes an entry, a skiplist ~100.
+      const bytes = Number(await admin.send(["MEMORY", "USAGE", key]));
+      assert.ok(bytes / Number(await admin.send(["LLEN", key])) <= 32, `${key}: ${bytes} B`);
+    }
+    assert.deepEqual(
+      ((await admin.send(["ZRANGE", `${prefix}alb`, "0", "-1"])) as string[]).map(Number),
+      [0, 1, 2, 3, 4, 5, 6, 7],
+    );
+    // Every task once, newest first, a page at a time; then a new task comes first.
+    const listAll = async () => {
+      const out: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await node.list({ limit: 37, cursor });
+        out.push(...page.items.map((t) => t.id));
+        cursor = page.next ?? undefined;
+      } while (cursor);
+      return out;
+    };
+    assert.deepEqual(await listAll(), [...ids].reverse());
+    // A new task under a pruned id (in the bucket its leftover entry is in) is listed once.
+    await node.enqueue({ tasks: [newTask("five-1000", 11)], now: Date.now() });
+    assert.deepEqual(await listAll(), ["five-1000", ...ids.reverse()]);
     await node.close();
   });
 

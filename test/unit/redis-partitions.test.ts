@@ -51,7 +51,7 @@ describe("partitions on Redis", () => {
       for (let i = 0; i < 9; i++) await s.submit({ type: "t" });
       for (const tag of partitionTags("default", 3)) {
         const names = await admin.send(["KEYS", `${prefix}:{${tag}}:*`]) as string[];
-        assert.ok(names.includes(`${prefix}:{${tag}}:allb`), `partition ${tag} holds tasks`);
+        assert.ok(names.includes(`${prefix}:{${tag}}:alb`), `partition ${tag} holds tasks`);
         assert.equal(new Set(names.map(hashSlot)).size, 1, `one slot for ${tag}`);
       }
     } finally {

@@ -24,6 +24,49 @@ const REDIS = "test/conformance/redis.test.ts";
 const EDGE_E2E = "test/e2e/edge-deliverer.test.ts";
 
 export const MUTANTS: Mutant[] = [
+  // The `all` index as lists (lua/includes/index-buckets.lua, layout 6).
+  {
+    id: "index-bucket-unlisted",
+    why: "a listing shows every task: a bucket's first task names it in the directory",
+    file: "src/storage/redis/lua/includes/index-buckets.lua",
+    find: "if redis.call('RPUSH', lastBucketKey, id) == 1 then",
+    replace: "if redis.call('RPUSH', lastBucketKey, id) == 0 then",
+    tests: ["test/unit/redis-all-index.test.ts"],
+  },
+  {
+    id: "index-prune-leaves-entry",
+    why: "a row retention prunes leaves the index, and an emptied bucket its directory",
+    file: "src/storage/redis/lua/includes/index-buckets.lua",
+    find: "redis.call('LREM', P .. 'al:' .. text(b), '1', id)",
+    replace: "redis.call('LREM', P .. 'al:' .. text(b), '0', id .. '-')",
+    tests: ["test/unit/redis-all-index.test.ts"],
+  },
+  {
+    id: "index-scan-ignores-cursor",
+    why: "a listing's next page starts below the last task it showed, never repeating one",
+    file: "src/storage/redis/lua/includes/index-buckets.lua",
+    find: "      if order and order < below then",
+    replace: "      if order then",
+    tests: ["test/unit/redis-all-index.test.ts"],
+  },
+  {
+    id: "index-stale-id-listed",
+    why: "a task is listed once: a second entry of its id (a migration's leftover) is passed over",
+    file: "src/storage/redis/lua/includes/index-buckets.lua",
+    find: "      local order = not seen[ids[i]] and tonumber(",
+    replace: "      local order = tonumber(",
+    tests: ["test/unit/redis-layout.test.ts"],
+    filter: "layout 5",
+  },
+  {
+    id: "index-migration-reversed",
+    why: "layout 5's index migrated to lists lists every task newest first, as before",
+    file: "src/storage/redis/lua/migrations/indexLists-1.lua",
+    find: "    redis.call('RPUSH', to, unpack(ids))",
+    replace: "    redis.call('LPUSH', to, unpack(ids))",
+    tests: ["test/unit/redis-layout.test.ts"],
+    filter: "layout 5",
+  },
   // Ready lists (lua/includes/ready.lua).
   {
     id: "left-behind-entry-claimed",

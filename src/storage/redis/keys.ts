@@ -91,9 +91,9 @@ export const INDEXED_STATUSES: ReadonlySet<TaskStatus> = new Set([
 ]);
 
 /**
- * Creation orders per bucket of the `all` index (`all:<n>`, n = floor(order / INDEX_BUCKET)):
- * orders are seqs, so a bucket holds at most this many tasks, within Redis's default
- * zset-max-listpack-entries (128), and stays a listpack (lua/includes/index-buckets.lua).
+ * Creation orders per bucket of the `all` index (the list `al:<n>`, n = floor(order /
+ * INDEX_BUCKET)): orders are seqs, so a bucket holds at most this many short members and
+ * stays one listpack (lua/includes/index-buckets.lua).
  */
 export const INDEX_BUCKET = 128;
 

@@ -10,7 +10,7 @@
 import { SkedulrError } from "../../core/errors.ts";
 
 /** The layout this code reads and writes. Bump it, and add a migration, when it changes. */
-export const LAYOUT = 5;
+export const LAYOUT = 6;
 
 /** A prefix written before layouts had a version (no `meta` key) holds layout 1. */
 export const UNVERSIONED_LAYOUT = 1;

@@ -90,6 +90,15 @@ const readyLists = stepwise(
     "queuedn; tasks going back to their place wait in rf:<priority>:<pool>",
 );
 
+/** Layout 5 to 6: the `all` index as lists (lua/migrations/indexLists-1.lua, 8 buckets a call). */
+const indexLists = stepwise(
+  5,
+  6,
+  "indexLists",
+  "the `all` index: each bucket all:<n> (a zset listed in allb) becomes the list al:<n> of " +
+    "its ids, oldest first, listed in alb",
+);
+
 /** Every migration, oldest first. */
 export const MIGRATIONS: readonly Migration[] = [
   restamp(
@@ -111,6 +120,7 @@ export const MIGRATIONS: readonly Migration[] = [
       "repeats the previous one but for its id is the id alone; what was stored before " +
       "reads the same, so nothing is rewritten",
   ),
+  indexLists,
 ];
 
 /**

@@ -2,7 +2,7 @@
   The facts the scripts share with TypeScript. Generated from src/storage/redis/lua-facts.ts
   by scripts/tools/gen-lua.ts: do not edit. A script carries the lines it names.
 ]]
-local LAYOUT = '5' -- src/storage/redis/layout.ts
+local LAYOUT = '6' -- src/storage/redis/layout.ts
 local UNVERSIONED_LAYOUT = '1' -- src/storage/redis/layout.ts
 local LAYOUT_ERROR = 'SKEDULR_LAYOUT' -- src/storage/redis/layout.ts
 local Code = {ok = 0, notFound = -1, idInUse = -2, keyHeld = -3, unknownParent = -4, capacity = -5, wrongStatus = -6, scheduleIdInUse = -7} -- src/storage/redis/codes.ts

@@ -38,10 +38,10 @@
                              MAX_TASK_LOG_LINES and MAX_TASK_LOG_BYTES; their bytes and
                              counts are the task's lb, lf, lw and lm fields
                              (includes/task-logs.lua); deleted with the row
-    all:<n>          zset    every task, score = order (listings, newest first), in buckets
-                             of INDEX_BUCKET orders (n = floor(order / INDEX_BUCKET)), each a
-                             listpack (includes/index-buckets.lua)
-    allb             zset    the buckets of `all` that hold a task, score = member = n
+    al:<n>           list    every task's id (listings, newest first), in buckets of
+                             INDEX_BUCKET orders (n = floor(order / INDEX_BUCKET)), oldest
+                             first (includes/index-buckets.lua)
+    alb              zset    the buckets of `al` that hold a task, score = member = n
     counts           hash    status -> number of tasks in it
     status:<status>  zset    score = order, for INDEXED_STATUSES only (the rare ones);
                              status:dead is the dead-letter list; status:expired the
