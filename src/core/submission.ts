@@ -119,19 +119,22 @@ export interface CallerIndex {
  * ConflictError for an id twice; both name the caller's indices (`caller`).
  */
 export function orderBatch(tasks: NewTask[], caller: CallerIndex): NewTask[] {
-  const byId = new Map<string, NewTask>();
-  const indexOf = new Map<NewTask, number>();
+  const at = new Map<string, number>();
+  let linked = false;
   tasks.forEach((task, k) => {
     const i = caller.indices[k] ?? k;
-    const earlier = byId.get(task.id);
-    if (earlier) {
+    const earlier = at.get(task.id);
+    if (earlier !== undefined) {
       throw new ConflictError(
-        `Task id "${task.id}" appears twice in the batch (at [${indexOf.get(earlier)}] and [${i}])`,
+        `Task id "${task.id}" appears twice in the batch (at [${earlier}] and [${i}])`,
       );
     }
-    byId.set(task.id, task);
-    indexOf.set(task, i);
+    at.set(task.id, i);
+    if (task.dependsOn.length > 0 || task.onSuccessOf || task.onFailureOf) linked = true;
   });
+  // No task names a parent: the order given already puts parents first.
+  if (!linked) return tasks;
+  const byId = new Map(tasks.map((task) => [task.id, task]));
   const state = new Map<string, "visiting" | "done">();
   const out: NewTask[] = [];
   const visit = (task: NewTask) => {
@@ -139,7 +142,7 @@ export function orderBatch(tasks: NewTask[], caller: CallerIndex): NewTask[] {
     if (mark === "done") return;
     if (mark === "visiting") {
       throw new ValidationError([{
-        path: `${caller.batch ? `[${indexOf.get(task)}].` : ""}dependsOn`,
+        path: `${caller.batch ? `[${at.get(task.id)}].` : ""}dependsOn`,
         message: `workflow cycle through task "${task.id}"`,
       }]);
     }

@@ -59,6 +59,14 @@ export const MUTANTS: Mutant[] = [
     filter: "layout 5",
   },
   {
+    id: "batch-order-skipped",
+    why: "a batch reaches the store parents first, whatever order the caller gave",
+    file: "src/core/submission.ts",
+    find: "  if (!linked) return tasks;",
+    replace: "  return tasks;",
+    tests: ["test/unit/order-batch.test.ts"],
+  },
+  {
     id: "index-migration-reversed",
     why: "layout 5's index migrated to lists lists every task newest first, as before",
     file: "src/storage/redis/lua/migrations/indexLists-1.lua",

@@ -298,7 +298,11 @@ export function storedPayload(
   return reveal ? unsealPayload(stored, body.secrets) : redactedPayload(type, stored, body.secrets);
 }
 
-/** The record enqueue returns, built from the spec and the status the script decided. */
+/**
+ * The record enqueue returns, built from the spec and the status the script decided. Field by
+ * field, not a spread of the spec: a batch makes one per task, and copying the spec's
+ * properties was a twentieth of an API node's time on `POST /tasks/batch`.
+ */
 export function newRecord(
   t: NewTask,
   status: TaskStatus,
@@ -306,28 +310,39 @@ export function newRecord(
   now: number,
   payloadJson?: string,
 ): TaskRecord {
-  const { dedupe: _dedupe, debounce: _debounce, flowControl: _fc, ...spec } = t; // the submit's, not the record's
   return {
-    ...spec,
+    id: t.id,
+    type: t.type,
+    status,
+    pool: t.pool,
+    priority: t.priority,
     payload: t.payload === undefined
       ? null
       : redactedPayload(t.type, JSON.parse(payloadJson ?? json(t.payload)), null),
-    dependsOn: [...t.dependsOn],
-    backoff: t.backoff ? { ...t.backoff } : null,
-    status,
     attempt: 0,
+    maxRetries: t.maxRetries,
     stalls: 0,
+    maxStalls: t.maxStalls,
     progress: null,
     result: null,
     error: null,
+    createdAt: t.createdAt,
+    runAt: t.runAt,
     startedAt: null,
     finishedAt: status === "cancelled" ? now : null,
+    scheduleId: t.scheduleId,
+    dependsOn: [...t.dependsOn],
+    onSuccessOf: t.onSuccessOf,
+    onFailureOf: t.onFailureOf,
+    key: t.key,
+    timeoutMs: t.timeoutMs,
+    backoff: t.backoff ? { ...t.backoff } : null,
     cancelReason,
     workerId: null,
     expiresAt: t.expiresAt ?? null,
     flowControl: t.flowControl ? { ...t.flowControl } : null,
-    waitingFor: null,
     traceparent: t.traceparent ?? null,
+    waitingFor: null,
     callback: t.callback ? redactedCallback(t.callback) : null,
   };
 }
