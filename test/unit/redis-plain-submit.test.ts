@@ -11,6 +11,7 @@ import { connectRedisTcp } from "../../src/adapters/redis-tcp.ts";
 import type { RedisTransport } from "../../src/storage/redis/transport.ts";
 import { testRedisUrl, uniquePrefix } from "../../scripts/tools/redis-server.ts";
 import { newTask } from "../../scripts/tools/new-task.ts";
+import { encodeTaskInto } from "../../src/storage/redis/codec.ts";
 
 const T0 = Date.UTC(2026, 0, 5, 8);
 const OWNER = { workerId: "w", leaseMs: 60_000 };
@@ -39,6 +40,8 @@ describe("redis storage: plain tasks beside tasks with options", () => {
       newTask("f", T0),
       newTask("g", T0, { onFailureOf: "b" }),
       newTask("h", T0, { priority: 1 }),
+      newTask("i", T0, { maxRetries: 4 }),
+      newTask("j", T0, { pool: "p2" }),
     ];
     const answers = await store.enqueue({ tasks, now: T0 });
     assert.deepEqual(
@@ -52,6 +55,8 @@ describe("redis storage: plain tasks beside tasks with options", () => {
         ["f", "queued"],
         ["g", "waiting"],
         ["h", "queued"],
+        ["i", "queued"],
+        ["j", "queued"],
       ],
     );
     for (const t of tasks) {
@@ -72,43 +77,72 @@ describe("redis storage: plain tasks beside tasks with options", () => {
       }
     }
     const listed = await store.list({ limit: 20 });
-    assert.deepEqual(listed.items.map((r) => r.id), ["h", "g", "f", "e", "d", "c", "b", "a"]);
+    assert.deepEqual(listed.items.map((r) => r.id), [
+      "j",
+      "i",
+      "h",
+      "g",
+      "f",
+      "e",
+      "d",
+      "c",
+      "b",
+      "a",
+    ]);
 
     const claimed = await store.claim({ pool: "default", max: 10, owner: OWNER, now: T0 });
-    assert.deepEqual(claimed.map((t) => t.id), ["h", "a", "c", "f"], "priority, then FIFO");
+    assert.deepEqual(claimed.map((t) => t.id), ["h", "a", "c", "f", "i"], "priority, then FIFO");
     const other = await store.claim({ pool: "p2", max: 10, owner: OWNER, now: T0 });
-    assert.deepEqual(other.map((t) => [t.id, t.priority, t.payload]), [["b", 5, { s: "é" }]]);
+    assert.deepEqual(other.map((t) => [t.id, t.priority, t.payload]), [
+      ["b", 5, { s: "é" }],
+      ["j", 0, null],
+    ]);
   });
 
-  it("stores a plain task as the full path stores the same task", async () => {
-    // A dedupe key changes nothing in a task's hash, but sends it down the full path.
-    const spec = { pool: "p3", priority: 2, maxRetries: 1, payload: { x: [1, "ü"] } };
-    await store.enqueue({
-      tasks: [
-        newTask("plain1", T0, spec),
-        newTask("full1", T0, { ...spec, dedupe: { key: "d1", ttlMs: 60_000 } }),
-      ],
-      now: T0,
+  // A dedupe key changes nothing in a task's hash, but sends it down the full path. The
+  // second case is sent as a short head (codec.ts SHORT_HEAD: pool, priority, retries default).
+  const sameAsFull = [
+    { name: "p3", spec: { pool: "p3", priority: 2, maxRetries: 1, payload: { x: [1, "ü"] } } },
+    { name: "defaults", spec: { payload: { x: [2, "ß"] } } },
+  ];
+  for (const { name, spec } of sameAsFull) {
+    it(`stores a plain task as the full path stores the same task (${name})`, async () => {
+      const [plainId, fullId, key] = [`plain-${name}`, `full-${name}`, `d-${name}`];
+      const args: string[] = [];
+      encodeTaskInto(args, newTask(plainId, T0, spec));
+      assert.equal(args.at(-1), name === "defaults" ? "=" : "-", "sent as a plain task");
+      await store.enqueue({
+        tasks: [
+          newTask(plainId, T0, spec),
+          newTask(fullId, T0, { ...spec, dedupe: { key, ttlMs: 60_000 } }),
+        ],
+        now: T0,
+      });
+      const hash = async (id: string) => {
+        const flat = (await raw.send(["HGETALL", `${store.prefix}task:${id}`])) as string[];
+        const h: Record<string, string> = {};
+        for (let i = 0; i < flat.length; i += 2) h[flat[i]] = flat[i + 1];
+        return h;
+      };
+      const [plain, full] = [await hash(plainId), await hash(fullId)];
+      assert.match(String(await raw.send(["GET", `${store.prefix}dedupe:${key}`])), /:full-/);
+      // Each took its own order and queue seq, in the same two steps.
+      assert.equal(Number(plain.seq) - Number(plain.order), Number(full.seq) - Number(full.order));
+      for (const h of [plain, full]) {
+        delete h.order;
+        delete h.seq;
+      }
+      assert.deepEqual(plain, full);
+      assert.equal(plain.status, "queued");
+      const ready = `${store.prefix}rl:${spec.priority ?? 0}:${spec.pool ?? "default"}`;
+      const list = (await raw.send(["LRANGE", ready, "0", "-1"])) as string[];
+      assert.deepEqual(
+        list.map((m) => m.slice(16)).filter((id) => id.endsWith(name)),
+        [plainId, fullId],
+        "queued in order",
+      );
     });
-    const hash = async (id: string) => {
-      const flat = (await raw.send(["HGETALL", `${store.prefix}task:${id}`])) as string[];
-      const h: Record<string, string> = {};
-      for (let i = 0; i < flat.length; i += 2) h[flat[i]] = flat[i + 1];
-      return h;
-    };
-    const [plain, full] = [await hash("plain1"), await hash("full1")];
-    assert.match(String(await raw.send(["GET", `${store.prefix}dedupe:d1`])), /:full1$/);
-    // Each took its own order and queue seq, in the same two steps.
-    assert.equal(Number(plain.seq) - Number(plain.order), Number(full.seq) - Number(full.order));
-    for (const h of [plain, full]) {
-      delete h.order;
-      delete h.seq;
-    }
-    assert.deepEqual(plain, full);
-    assert.equal(plain.status, "queued");
-    const list = (await raw.send(["LRANGE", `${store.prefix}rl:2:p3`, "0", "-1"])) as string[];
-    assert.deepEqual(list.map((m) => m.slice(16)), ["plain1", "full1"], "queued in order");
-  });
+  }
 
   it("refuses a plain task whose id is in use, storing nothing of its batch", async () => {
     await store.enqueue({ tasks: [newTask("x", T0)], now: T0 });

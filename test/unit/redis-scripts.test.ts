@@ -8,7 +8,8 @@ import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { FACTS_FILE, generate, generateFacts } from "../../scripts/tools/lua-bundle.ts";
 import { LUA_FACTS } from "../../src/storage/redis/lua-facts.ts";
-import { TASK_HEAD, TASK_OPTIONS } from "../../src/storage/redis/codec.ts";
+import { SHORT_HEAD, TASK_HEAD, TASK_OPTIONS } from "../../src/storage/redis/codec.ts";
+import { DEFAULT_POOL } from "../../src/core/task.ts";
 import { SCRIPTS } from "../../src/storage/redis/scripts.generated.ts";
 import { ScriptRunner, scriptSha } from "../../src/storage/redis/script-runner.ts";
 import { checkReply, Code } from "../../src/storage/redis/codes.ts";
@@ -141,6 +142,18 @@ describe("ScriptRunner", () => {
       plain: true,
     });
     assert.equal(after, plain.length, "the index of what follows it");
+
+    // At the head's defaults it is SHORT_HEAD and "=": it reads with those defaults.
+    const short = ["before", ...SHORT_HEAD.map((f) => `v-${f}`), "=", "after"];
+    const [shortTask, afterShort] = await read(short);
+    assert.deepEqual(shortTask, {
+      ...Object.fromEntries(SHORT_HEAD.map((f) => [f, `v-${f}`])),
+      pool: DEFAULT_POOL,
+      priority: "0",
+      maxRetries: "0",
+      plain: true,
+    });
+    assert.equal(afterShort, short.length, "the index of what follows it");
   });
 
   it("refuses a call with the wrong number of keys", async () => {

@@ -113,6 +113,14 @@ export const TASK_HEAD = [
 ] as const;
 
 /**
+ * A plain task (no option, no parent) at the defaults of the rest of its head (pool
+ * `default`, priority 0, maxRetries 0) is sent as these entries and "=": three entries fewer
+ * for the client to encode and for Redis to take in. The "=" stands where a full head has its
+ * payload (JSON text or ""), which is never "=", so insert.lua tells the two apart.
+ */
+export const SHORT_HEAD = ["id", "type", "payload", "body"] as const;
+
+/**
  * What a task may set beyond its head, each sent only when set, as its 1-based number in this
  * list and its value: most tasks set none, and every ARGV entry costs Redis ~800
  * instructions to take in (an empty one as much as any). insert.lua reads an unsent one as "".
@@ -195,16 +203,10 @@ export function encodeTaskInto(args: string[], t: NewTask): string | undefined {
   if (t.callback) body.callback = plainCallback(t.callback);
   // A null payload is not stored (an absent field reads as null).
   const payload = shown === null || shown === undefined ? "" : json(shown);
+  const text = bodyText(body);
   // TASK_HEAD, then the options set, as (number in TASK_OPTIONS, value).
-  args.push(
-    t.id,
-    t.type,
-    t.pool,
-    String(t.priority),
-    payload,
-    bodyText(body),
-    String(t.maxRetries),
-  );
+  const start = args.length;
+  args.push(t.id, t.type, t.pool, String(t.priority), payload, text, String(t.maxRetries));
   const counted = args.length;
   args.push("0");
   for (let n = 0; n < TASK_OPTIONS.length; n++) {
@@ -214,9 +216,13 @@ export function encodeTaskInto(args: string[], t: NewTask): string | undefined {
     }
   }
   // A plain task (no option, no parent: a condition comes with one or the other) is its
-  // head and "-": the script skips what only the others need.
+  // head and "-" (or, at the head's defaults, SHORT_HEAD and "="): the script skips what
+  // only the others need.
   if (args.length === counted + 1 && t.dependsOn.length === 0) {
-    args[counted] = "-";
+    if (t.pool === DEFAULT_POOL && t.priority === 0 && t.maxRetries === 0) {
+      args.length = start;
+      args.push(t.id, t.type, payload, text, "=");
+    } else args[counted] = "-";
     return secrets || payload === "" ? undefined : payload;
   }
   args[counted] = String((args.length - counted - 1) / 2);

@@ -35,7 +35,7 @@ import { TASK_EVENT_BUFFER, TASK_EVENT_CHUNK } from "../../core/task-event.ts";
 import { FLOW_KEYS_LISTED, FLOW_KEYS_SCAN } from "../types.ts";
 import { ATTEMPT_FIELDS } from "./attempt-codec.ts";
 import { CLAIMED_FIELDS } from "./claims.ts";
-import { TASK_HEAD, TASK_OPTIONS } from "./codec.ts";
+import { SHORT_HEAD, TASK_HEAD, TASK_OPTIONS } from "./codec.ts";
 import { Code } from "./codes.ts";
 import { INDEX_BUCKET, INDEXED_STATUSES, SEQ_WIDTH, SUBMIT_KEY_GRACE_MS } from "./keys.ts";
 import { LAYOUT, LAYOUT_ERROR, UNVERSIONED_LAYOUT } from "./layout.ts";
@@ -55,6 +55,11 @@ type LuaFact = {
 } & ({ value: LuaValue; lua?: never } | { lua: string; value?: never });
 
 /** Every shared fact, under its TypeScript name where it has one. */
+// insert.lua tells a short head by its "=" where a full head has its payload, never "=".
+if (TASK_HEAD[SHORT_HEAD.length] !== "payload") {
+  throw new Error("SHORT_HEAD's marker must stand where TASK_HEAD has the payload");
+}
+
 export const LUA_FACTS: readonly LuaFact[] = [
   // Text, as HGET returns it.
   { name: "LAYOUT", value: String(LAYOUT), from: "src/storage/redis/layout.ts" },
@@ -120,6 +125,21 @@ export const LUA_FACTS: readonly LuaFact[] = [
     }} end`,
     from: "src/storage/redis/codec.ts: a plain task (no option, no parent): its TASK_HEAD " +
       "from argv[i] and `plain`, in one table sized at once",
+  },
+  { name: "SHORT_HEAD", value: SHORT_HEAD, from: "src/storage/redis/codec.ts" },
+  {
+    name: "shortHead",
+    lua: `function(argv, i) return {${
+      [
+        ...SHORT_HEAD.map((f, k) => `${f} = argv[i + ${k}]`),
+        "pool = DEFAULT_POOL",
+        "priority = '0'",
+        "maxRetries = '0'",
+        "plain = true",
+      ].join(", ")
+    }} end`,
+    from: "src/storage/redis/codec.ts: a plain task at its head's defaults: SHORT_HEAD " +
+      "from argv[i], the pool, priority and maxRetries at their defaults, and `plain`",
   },
   { name: "TASK_EVENT_CHUNK", value: TASK_EVENT_CHUNK, from: "src/core/task-event.ts" },
   { name: "TASK_EVENT_BUFFER", value: TASK_EVENT_BUFFER, from: "src/core/task-event.ts" },

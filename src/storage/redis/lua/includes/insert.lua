@@ -11,7 +11,8 @@
   The workflow fields repeat what body holds so validation can name `dependsOn[i]`; the
   conditions are the deduplicated parents in order, each with the outcome it needs. A plain
   task (no option and no dependsOn: most submits; a condition comes with one or the other)
-  is TASK_HEAD and "-" alone.
+  is TASK_HEAD and "-" alone, or, with pool, priority and maxRetries at their defaults,
+  SHORT_HEAD (id, type, payload JSON, body JSON) and "=".
 ]]
 --- @include "prefix"
 --- @include "tkey"
@@ -34,6 +35,9 @@ local NO_ITEMS = {} --- @per-call
 -- fields are nil, so only code that checks `plain` first may read it (enqueue-1.lua,
 -- insertTask), which skip the option, parent and condition steps for it (a fifth of a submit).
 local function readTask(argv, i)
+  -- A short head's "=" stands where a full head has its payload (codec.ts SHORT_HEAD).
+  local s = i + #SHORT_HEAD
+  if argv[s] == '=' then return shortHead(argv, i), s + 1 end
   local h = i + #TASK_HEAD
   if argv[h] == '-' then return plainHead(argv, i), h + 1 end
   local t = taskHead(argv, i)
