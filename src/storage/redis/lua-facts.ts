@@ -54,12 +54,12 @@ type LuaFact = {
   from: string;
 } & ({ value: LuaValue; lua?: never } | { lua: string; value?: never });
 
-/** Every shared fact, under its TypeScript name where it has one. */
 // insert.lua tells a short head by its "=" where a full head has its payload, never "=".
 if (TASK_HEAD[SHORT_HEAD.length] !== "payload") {
   throw new Error("SHORT_HEAD's marker must stand where TASK_HEAD has the payload");
 }
 
+/** Every shared fact, under its TypeScript name where it has one. */
 export const LUA_FACTS: readonly LuaFact[] = [
   // Text, as HGET returns it.
   { name: "LAYOUT", value: String(LAYOUT), from: "src/storage/redis/layout.ts" },
