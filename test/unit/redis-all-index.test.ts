@@ -88,6 +88,60 @@ describe("redis storage: the all index in buckets", () => {
     assert.equal(await raw.send(["XLEN", `${store.prefix}retained`]), 100);
   });
 
+  it("takes pruned rows out wherever they are in their bucket, keeping the rest in order", async () => {
+    // Tasks finish out of their creation order (each claim's completed last first, a few
+    // left running), so pruning meets ids past the head of a bucket and head entries it keeps.
+    const url = await testRedisUrl();
+    const own = new RedisStorage({
+      transport: connectRedisTcp(url),
+      prefix: uniquePrefix("allidx-order"),
+      history: { maxCount: 50 },
+    });
+    await own.init();
+    try {
+      const n = 3 * INDEX_BUCKET;
+      const ids = Array.from({ length: n }, (_, i) => `u${String(i).padStart(4, "0")}`);
+      await own.enqueue({ tasks: ids.map((id) => newTask(id, T0)), now: T0 });
+      const owner = { workerId: "w", leaseMs: 60_000 };
+      const running = new Set<string>();
+      for (let round = 0; round < 10; round++) {
+        const claimed = await own.claim({ pool: "default", max: 30, owner, now: T0 + 1 });
+        // Every seventh stays running: an old entry the head search must step over.
+        for (const t of claimed.reverse()) {
+          if (Number(t.id.slice(1)) % 7 === 3) running.add(t.id);
+          else assert.ok(await own.complete({ lease: leaseOf(t, "w"), result: null, now: T0 + 2 }));
+        }
+      }
+      const listed: string[] = [];
+      let cursor: string | undefined;
+      for (let pages = 0;; pages++) {
+        assert.ok(pages < 100, "the listing ends within 100 pages");
+        const page = await own.list({ limit: 41, cursor });
+        listed.push(...page.items.map((t) => t.id));
+        if (!page.next) break;
+        cursor = page.next;
+      }
+      const left = new Set(listed);
+      assert.equal(left.size, listed.length, "each task listed once");
+      assert.deepEqual(listed, [...listed].sort().reverse(), "newest first");
+      for (const id of running) assert.ok(left.has(id), `${id}, still running, is listed`);
+      const finished = (await own.stats()).byStatus.succeeded;
+      assert.equal(finished, 50, "retention keeps 50 finished rows");
+      assert.equal(listed.length, n - (300 - running.size - 50));
+      // Each bucket holds exactly its tasks left, in creation order.
+      const keys = ((await raw.send(["KEYS", `${own.prefix}al:*`])) as string[]).sort();
+      const stored: string[] = [];
+      for (const key of keys) {
+        const bucket = (await raw.send(["LRANGE", key, "0", "-1"])) as string[];
+        assert.deepEqual(bucket, [...bucket].sort(), `${key} in creation order`);
+        stored.push(...bucket);
+      }
+      assert.deepEqual(stored.sort(), [...listed].sort());
+    } finally {
+      await own.close();
+    }
+  });
+
   it("keeps a cancelled task that was resubmitted: retention prunes only rows still finished", async () => {
     const owner = { workerId: "w", leaseMs: 60_000 };
     await store.enqueue({ tasks: [newTask("revived", T0, { pool: "other" })], now: T0 });
