@@ -70,8 +70,8 @@ export const MUTANTS: Mutant[] = [
     id: "short-head-keeps-retries",
     why: "a task sent as a short head is one at its head's defaults: no retries lost",
     file: "src/storage/redis/codec.ts",
-    find: "t.priority === 0 && t.maxRetries === 0)",
-    replace: "t.priority === 0)",
+    find: "t.priority === d.priority && t.maxRetries === d.maxRetries)",
+    replace: "t.priority === d.priority)",
     tests: ["test/unit/redis-plain-submit.test.ts"],
   },
   {
@@ -86,8 +86,8 @@ export const MUTANTS: Mutant[] = [
     id: "short-head-keeps-pool",
     why: "a task sent as a short head is one at its head's defaults: its pool is kept",
     file: "src/storage/redis/codec.ts",
-    find: "if (t.pool === DEFAULT_POOL && t.priority === 0",
-    replace: "if (t.priority === 0",
+    find: "if (t.pool === d.pool && t.priority",
+    replace: "if (t.priority",
     tests: ["test/unit/redis-plain-submit.test.ts"],
   },
   {

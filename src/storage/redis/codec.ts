@@ -120,6 +120,9 @@ export const TASK_HEAD = [
  */
 export const SHORT_HEAD = ["id", "type", "payload", "body"] as const;
 
+/** The rest of the head, as a short head leaves it out (insert.lua reads these values). */
+export const SHORT_HEAD_DEFAULTS = { pool: DEFAULT_POOL, priority: 0, maxRetries: 0 } as const;
+
 /**
  * What a task may set beyond its head, each sent only when set, as its 1-based number in this
  * list and its value: most tasks set none, and every ARGV entry costs Redis ~800
@@ -219,7 +222,8 @@ export function encodeTaskInto(args: string[], t: NewTask): string | undefined {
   // head and "-" (or, at the head's defaults, SHORT_HEAD and "="): the script skips what
   // only the others need.
   if (args.length === counted + 1 && t.dependsOn.length === 0) {
-    if (t.pool === DEFAULT_POOL && t.priority === 0 && t.maxRetries === 0) {
+    const d = SHORT_HEAD_DEFAULTS;
+    if (t.pool === d.pool && t.priority === d.priority && t.maxRetries === d.maxRetries) {
       args.length = start;
       args.push(t.id, t.type, payload, text, "=");
     } else args[counted] = "-";

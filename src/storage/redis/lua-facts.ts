@@ -35,7 +35,7 @@ import { TASK_EVENT_BUFFER, TASK_EVENT_CHUNK } from "../../core/task-event.ts";
 import { FLOW_KEYS_LISTED, FLOW_KEYS_SCAN } from "../types.ts";
 import { ATTEMPT_FIELDS } from "./attempt-codec.ts";
 import { CLAIMED_FIELDS } from "./claims.ts";
-import { SHORT_HEAD, TASK_HEAD, TASK_OPTIONS } from "./codec.ts";
+import { SHORT_HEAD, SHORT_HEAD_DEFAULTS, TASK_HEAD, TASK_OPTIONS } from "./codec.ts";
 import { Code } from "./codes.ts";
 import { INDEX_BUCKET, INDEXED_STATUSES, SEQ_WIDTH, SUBMIT_KEY_GRACE_MS } from "./keys.ts";
 import { LAYOUT, LAYOUT_ERROR, UNVERSIONED_LAYOUT } from "./layout.ts";
@@ -132,9 +132,8 @@ export const LUA_FACTS: readonly LuaFact[] = [
     lua: `function(argv, i) return {${
       [
         ...SHORT_HEAD.map((f, k) => `${f} = argv[i + ${k}]`),
-        "pool = DEFAULT_POOL",
-        "priority = '0'",
-        "maxRetries = '0'",
+        // As ARGV gives them: text (a pool name and numbers: never a quote to escape).
+        ...Object.entries(SHORT_HEAD_DEFAULTS).map(([f, v]) => `${f} = '${v}'`),
         "plain = true",
       ].join(", ")
     }} end`,
