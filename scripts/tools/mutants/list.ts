@@ -37,8 +37,8 @@ export const MUTANTS: Mutant[] = [
     id: "index-prune-leaves-entry",
     why: "a row retention prunes leaves the index, and an emptied bucket its directory",
     file: "src/storage/redis/lua/includes/index-buckets.lua",
-    find: "redis.call('LREM', P .. 'al:' .. text(b), '1', id)",
-    replace: "redis.call('LREM', P .. 'al:' .. text(b), '0', id .. '-')",
+    find: "    redis.call('LREM', key, '1', id)",
+    replace: "    redis.call('LREM', key, '0', id .. '-')",
     tests: ["test/unit/redis-all-index.test.ts"],
   },
   {
@@ -1470,8 +1470,8 @@ export const MUTANTS: Mutant[] = [
     id: "all-directory-keeps-empty-bucket",
     why: "a bucket of the all index that pruning emptied leaves the directory",
     file: "src/storage/redis/lua/includes/index-buckets.lua",
-    find: "    if redis.call('EXISTS', P .. 'al:' .. text(b)) == 0 then",
-    replace: "    if false then",
+    find: "if redis.call('EXISTS', keys[b]) == 0 then",
+    replace: "if false then",
     tests: ["test/unit/redis-all-index.test.ts"],
   },
   {

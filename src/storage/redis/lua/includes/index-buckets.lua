@@ -29,19 +29,20 @@ end
 -- Takes `ids` out of the index, `orders[i]` being the order of ids[i]; a bucket left empty
 -- leaves the directory. An LREM per task, each over one bucket: bounded by INDEX_BUCKET.
 local function unindexAll(ids, orders)
-  local touched, seen = {}, {}
+  -- Each bucket's key, named once; the buckets in the order first met.
+  local keys, touched = {}, {}
   for i, id in ipairs(ids) do
     local b = bucketOf(orders[i])
-    redis.call('LREM', P .. 'al:' .. text(b), '1', id)
-    if not seen[b] then
-      seen[b] = true
+    local key = keys[b]
+    if not key then
+      key = P .. 'al:' .. text(b)
+      keys[b] = key
       touched[#touched + 1] = b
     end
+    redis.call('LREM', key, '1', id)
   end
   for _, b in ipairs(touched) do
-    if redis.call('EXISTS', P .. 'al:' .. text(b)) == 0 then
-      redis.call('ZREM', P .. 'alb', text(b))
-    end
+    if redis.call('EXISTS', keys[b]) == 0 then redis.call('ZREM', P .. 'alb', text(b)) end
   end
 end
 
