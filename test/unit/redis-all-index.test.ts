@@ -13,6 +13,7 @@ import type { TaskRecord } from "../../src/core/task.ts";
 import type { RedisTransport } from "../../src/storage/redis/transport.ts";
 import { testRedisUrl, uniquePrefix } from "../../scripts/tools/redis-server.ts";
 import { leaseOf, newTask } from "../../scripts/tools/new-task.ts";
+import { listEvery } from "../helpers/listing.ts";
 
 const T0 = Date.UTC(2026, 0, 5, 8);
 
@@ -34,17 +35,8 @@ describe("redis storage: the all index in buckets", () => {
     await raw.close();
   });
 
-  async function listAll(filter: { status?: TaskRecord["status"] } = {}): Promise<TaskRecord[]> {
-    const out: TaskRecord[] = [];
-    let cursor: string | undefined;
-    for (let pages = 0; pages < 100; pages++) {
-      const page = await store.list({ ...filter, limit: 37, cursor });
-      out.push(...page.items);
-      if (!page.next) return out;
-      cursor = page.next;
-    }
-    throw new Error("the listing did not end within 100 pages");
-  }
+  const listAll = (filter: { status?: TaskRecord["status"] } = {}) =>
+    listEvery(store, { ...filter, limit: 37 });
 
   it("pages through every task left once, newest first, after pruning emptied old buckets", async () => {
     const n = 6 * INDEX_BUCKET;
@@ -112,15 +104,7 @@ describe("redis storage: the all index in buckets", () => {
           else assert.ok(await own.complete({ lease: leaseOf(t, "w"), result: null, now: T0 + 2 }));
         }
       }
-      const listed: string[] = [];
-      let cursor: string | undefined;
-      for (let pages = 0;; pages++) {
-        assert.ok(pages < 100, "the listing ends within 100 pages");
-        const page = await own.list({ limit: 41, cursor });
-        listed.push(...page.items.map((t) => t.id));
-        if (!page.next) break;
-        cursor = page.next;
-      }
+      const listed = (await listEvery(own, { limit: 41 })).map((t) => t.id);
       const left = new Set(listed);
       assert.equal(left.size, listed.length, "each task listed once");
       assert.deepEqual(listed, [...listed].sort().reverse(), "newest first");

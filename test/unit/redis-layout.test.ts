@@ -22,6 +22,7 @@ import { isStorageFault, Scheduler, silentLogger } from "../../src/mod.ts";
 import { type RunningGateway, startGateway } from "../../scripts/rest-gateway/gateway.ts";
 import { testRedisUrl, uniquePrefix } from "../../scripts/tools/redis-server.ts";
 import { newTask } from "../../scripts/tools/new-task.ts";
+import { listEvery } from "../helpers/listing.ts";
 
 const TOKEN = "unit-layout-token";
 const NEWER = String(LAYOUT + 1);
@@ -404,16 +405,7 @@ describe("data layout", () => {
       [0, 1, 2, 3, 4, 5, 6, 7],
     );
     // Every task once, newest first, a page at a time; then a new task comes first.
-    const listAll = async () => {
-      const out: string[] = [];
-      let cursor: string | undefined;
-      do {
-        const page = await node.list({ limit: 37, cursor });
-        out.push(...page.items.map((t) => t.id));
-        cursor = page.next ?? undefined;
-      } while (cursor);
-      return out;
-    };
+    const listAll = async () => (await listEvery(node, { limit: 37 })).map((t) => t.id);
     assert.deepEqual(await listAll(), [...ids].reverse());
     // A new task under a pruned id (in the bucket its leftover entry is in) is listed once.
     await node.enqueue({ tasks: [newTask("five-1000", 11)], now: Date.now() });
