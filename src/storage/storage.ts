@@ -109,6 +109,12 @@ export interface StoreLifecycle {
  */
 export interface QueueStore {
   /**
+   * Claim loops a pool of 16 slots or more runs (default 2; see src/worker/pool.ts). A store
+   * that already sends each claim beside the settles before it (RestRedisStorage's claim
+   * lane) says 1: two loops would halve its batches and double its requests per task.
+   */
+  readonly claimLoops?: 1 | 2;
+  /**
    * Stores new tasks, all or none. Per task, atomically: rejects an id in use or a `key`
    * held by an unfinished task (conflict), unknown workflow parents (validation), and a
    * capacity overflow. The initial status follows from the parents and `runAt`:

@@ -20,7 +20,7 @@ import type { LogFlusher } from "./log-flusher.ts";
 import { withRetries } from "./retry.ts";
 import { AbortReason, Attempt, type AttemptHost, runAttempt } from "./runner.ts";
 
-/** Pools of this many slots or more claim through two lanes. */
+/** Pools of this many slots or more claim through two lanes (unless QueueStore.claimLoops is 1). */
 const TWO_LANES_FROM = 16;
 
 /** Back-off of a pool's claims while the store cannot answer. */
@@ -221,7 +221,9 @@ export class WorkerPool {
   /** This lane's share of the pool's slots. */
   #slots(lane: Lane): number {
     const size = Math.max(0, this.size);
-    if (size < TWO_LANES_FROM) return lane.index === 0 ? size : 0;
+    if (size < TWO_LANES_FROM || this.#deps.storage.claimLoops === 1) {
+      return lane.index === 0 ? size : 0;
+    }
     return lane.index === 0 ? Math.ceil(size / 2) : Math.floor(size / 2);
   }
 

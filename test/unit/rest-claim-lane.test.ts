@@ -4,7 +4,8 @@
  * gateway that holds back any request carrying a marker until the test lets it go, a
  * side-lane command travels and is answered while the held request is in flight, a later
  * main-lane command does not, and every caller still learns its reply in issue order; a held
- * request that times out fails alone, and the reply behind it still arrives.
+ * request that times out fails alone, and the reply behind it still arrives. With the lane, a
+ * big pool claims in one loop (QueueStore.claimLoops), so a drain takes few requests per task.
  */
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -15,6 +16,8 @@ import { testRedisUrl, uniquePrefix } from "../../scripts/tools/redis-server.ts"
 import { eventually } from "../../scripts/tools/wait.ts";
 import { restProxy } from "../../scripts/tools/rest-proxy.ts";
 import { newTask } from "../../scripts/tools/new-task.ts";
+import { connectRedisTcp } from "../../src/adapters/redis-tcp.ts";
+import { Scheduler, silentLogger } from "../../src/mod.ts";
 
 const TOKEN = "unit-claim-lane-token";
 const MARKER = "held-by-the-proxy";
@@ -109,6 +112,33 @@ describe("REST side lane", () => {
       proxy.release();
       await rest.close();
       await proxy.stop();
+    }
+  });
+
+  it("a pool of 50 drains 500 tasks in claims of 50: at most 2 requests per 50 tasks", async () => {
+    const transport = new RestTransport({ url: gw.url, token: TOKEN });
+    const prefix = uniquePrefix("loops");
+    const rest = new RestRedisStorage({ transport, prefix });
+    const admin = connectRedisTcp(await testRedisUrl());
+    const s = new Scheduler({ storage: rest, pools: { default: 50 }, logger: silentLogger });
+    s.register("noop", () => null);
+    try {
+      assert.equal(rest.claimLoops, 1);
+      await s.start();
+      await s.pause();
+      await s.submitMany(Array.from({ length: 500 }, () => ({ type: "noop" })));
+      const before = transport.requests;
+      await s.resume();
+      const succeeded = async () =>
+        Number(await admin.send(["HGET", `${prefix}:{default}:counts`, "succeeded"]) ?? 0);
+      await eventually(async () => (await succeeded()) === 500, "500 tasks succeeded");
+      const requests = transport.requests - before;
+      // Two claim loops of 25 took a claim and a completion request per 25 tasks: 40 or more.
+      assert.ok(requests <= 20, `${requests} requests for 500 tasks`);
+    } finally {
+      await s.shutdown({ timeoutMs: 0 });
+      await rest.close();
+      await admin.close();
     }
   });
 });

@@ -1585,6 +1585,14 @@ export const MUTANTS: Mutant[] = [
     tests: ["test/unit/rest-claim-lane.test.ts"],
   },
   {
+    id: "pool-ignores-claim-loops",
+    why: "over REST a big pool claims in one loop: batches as large as the pool, few requests",
+    file: "src/worker/pool.ts",
+    find: "this.#deps.storage.claimLoops === 1",
+    replace: "this.#deps.storage.claimLoops === 0",
+    tests: ["test/unit/rest-claim-lane.test.ts"],
+  },
+  {
     id: "rest-functions-unproven",
     why: "over REST scripts run as functions only once the endpoint proved it runs them",
     file: "src/storage/redis/script-runner.ts",

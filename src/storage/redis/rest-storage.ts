@@ -57,6 +57,8 @@ interface Quiet {
  */
 export class RestRedisStorage extends RedisStorage {
   readonly backstopMs: number;
+  /** With the claim lane, one claim loop per pool (storage.ts QueueStore.claimLoops). */
+  readonly claimLoops: 1 | 2;
   readonly #checkEviction: boolean;
   readonly #claimLane: boolean;
   readonly #transport: RestTransport;
@@ -71,6 +73,7 @@ export class RestRedisStorage extends RedisStorage {
     super({ ...options, checkEvictionPolicy: false });
     this.#checkEviction = options.checkEvictionPolicy !== false;
     this.#claimLane = options.claimLane !== false;
+    this.claimLoops = this.#claimLane ? 1 : 2;
     this.#transport = options.transport;
     this.backstopMs = options.backstopMs ?? 10_000;
   }
