@@ -112,8 +112,6 @@ function preview(value: unknown): string {
   return text.length > 60 ? `${text.slice(0, 60)}…` : text;
 }
 
-const decoder = new TextDecoder();
-
 /**
  * A reply as Upstash's JSON: with base64 every string at any depth is base64 of its bytes
  * (so binary values survive), integers stay numbers and nil stays null.
@@ -121,7 +119,9 @@ const decoder = new TextDecoder();
 export function toJson(value: RespValue, base64: boolean): unknown {
   if (value === null || typeof value === "number") return value;
   if (value instanceof Uint8Array) {
-    return base64 ? Buffer.from(value).toString("base64") : decoder.decode(value);
+    // A view of the reply's bytes, not a copy.
+    const bytes = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+    return base64 ? bytes.toString("base64") : bytes.toString("utf8");
   }
   if (typeof value === "string") {
     return base64 ? Buffer.from(value, "utf8").toString("base64") : value;

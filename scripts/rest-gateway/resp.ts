@@ -8,6 +8,7 @@
  * batch written in one `write` is never interleaved with another request's commands: that
  * is what makes `/multi-exec` (MULTI ... EXEC written at once) atomic on a shared socket.
  */
+import { Buffer } from "node:buffer";
 import { connect, type Socket } from "node:net";
 
 /** A RESP2 reply: bulk strings as bytes, simple strings as text, errors as {@link RespError}. */
@@ -18,27 +19,22 @@ export class RespError {
   constructor(readonly message: string) {}
 }
 
-const CRLF = new Uint8Array([13, 10]);
-const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-/** Encodes one command as a RESP array of bulk strings. */
-export function encodeCommand(args: (string | Uint8Array)[]): Uint8Array {
-  const parts: Uint8Array[] = [encoder.encode(`*${args.length}\r\n`)];
-  for (const arg of args) {
-    const bytes = typeof arg === "string" ? encoder.encode(arg) : arg;
-    parts.push(encoder.encode(`$${bytes.length}\r\n`), bytes, CRLF);
+/** Encodes commands as RESP arrays of bulk strings, in one string (written as UTF-8). */
+export function encodeCommands(cmds: string[][]): string {
+  let out = "";
+  for (const cmd of cmds) {
+    out += `*${cmd.length}\r\n`;
+    for (const arg of cmd) out += `$${Buffer.byteLength(arg, "utf8")}\r\n${arg}\r\n`;
   }
-  return concat(parts);
+  return out;
 }
 
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a, 0);
+  out.set(b, a.length);
   return out;
 }
 
@@ -48,9 +44,7 @@ export class RespParser {
   #pos = 0;
 
   feed(chunk: Uint8Array): RespValue[] {
-    this.#buf = this.#pos < this.#buf.length
-      ? concat([this.#buf.subarray(this.#pos), chunk])
-      : chunk;
+    this.#buf = this.#pos < this.#buf.length ? concat(this.#buf.subarray(this.#pos), chunk) : chunk;
     this.#pos = 0;
     const out: RespValue[] = [];
     for (;;) {
@@ -64,40 +58,61 @@ export class RespParser {
     }
   }
 
-  #line(): string | undefined {
+  /** The end of the line at `#pos` (its CR), or -1 while it is incomplete. */
+  #lineEnd(): number {
     const buf = this.#buf;
     for (let i = this.#pos; i + 1 < buf.length; i++) {
-      if (buf[i] === 13 && buf[i + 1] === 10) {
-        const line = decoder.decode(buf.subarray(this.#pos, i));
-        this.#pos = i + 2;
-        return line;
-      }
+      if (buf[i] === 13 && buf[i + 1] === 10) return i;
     }
-    return undefined;
+    return -1;
+  }
+
+  /** The line at `#pos` as text (simple strings, errors), past its CRLF. */
+  #text(end: number): string {
+    const line = decoder.decode(this.#buf.subarray(this.#pos, end));
+    this.#pos = end + 2;
+    return line;
+  }
+
+  /** The line at `#pos` as an integer (lengths, integer replies), read off its digits. */
+  #integer(end: number): number {
+    const buf = this.#buf;
+    let i = this.#pos;
+    const negative = buf[i] === 45;
+    if (negative) i++;
+    let n = 0;
+    for (; i < end; i++) {
+      const digit = buf[i] - 48;
+      if (digit < 0 || digit > 9) throw new Error("RESP: a malformed integer line");
+      n = n * 10 + digit;
+    }
+    this.#pos = end + 2;
+    return negative ? -n : n;
   }
 
   #read(): RespValue | undefined {
     if (this.#pos >= this.#buf.length) return undefined;
     const type = this.#buf[this.#pos++];
-    const line = this.#line();
-    if (line === undefined) return undefined;
+    const end = this.#lineEnd();
+    if (end < 0) return undefined;
     switch (type) {
       case 43: // +
-        return line;
+        return this.#text(end);
       case 45: // -
-        return new RespError(line);
+        return new RespError(this.#text(end));
       case 58: // :
-        return Number(line);
+        return this.#integer(end);
       case 36: { // $
-        const len = Number(line);
+        const len = this.#integer(end);
         if (len < 0) return null;
         if (this.#pos + len + 2 > this.#buf.length) return undefined;
-        const bytes = this.#buf.slice(this.#pos, this.#pos + len);
+        // A view, not a copy: each chunk is a buffer of its own, read once.
+        const bytes = this.#buf.subarray(this.#pos, this.#pos + len);
         this.#pos += len + 2;
         return bytes;
       }
       case 42: { // *
-        const len = Number(line);
+        const len = this.#integer(end);
         if (len < 0) return null;
         const items: RespValue[] = [];
         for (let i = 0; i < len; i++) {
@@ -144,7 +159,7 @@ export class RespConnection {
     this.#socket.on("data", (chunk: Uint8Array) => {
       let values: RespValue[];
       try {
-        values = this.#parser.feed(new Uint8Array(chunk));
+        values = this.#parser.feed(chunk);
       } catch (error) {
         this.#fail(error as Error);
         return;
@@ -172,22 +187,22 @@ export class RespConnection {
   }
 
   /** Writes every command at once and resolves with their replies, in order. */
-  sendMany(cmds: (string | Uint8Array)[][]): Promise<RespValue[]> {
+  sendMany(cmds: string[][]): Promise<RespValue[]> {
     if (this.#closed) return Promise.reject(this.#closed);
     const replies = cmds.map(() =>
       new Promise<RespValue>((resolve, reject) => this.#waiters.push({ resolve, reject }))
     );
-    this.#socket.write(concat(cmds.map(encodeCommand)));
+    this.#socket.write(encodeCommands(cmds));
     return Promise.all(replies);
   }
 
-  async send(cmd: (string | Uint8Array)[]): Promise<RespValue> {
+  async send(cmd: string[]): Promise<RespValue> {
     return (await this.sendMany([cmd]))[0];
   }
 
   /** Writes a command whose replies arrive as pushes (SUBSCRIBE): no waiter is queued. */
   write(cmd: string[]): void {
-    if (!this.#closed) this.#socket.write(encodeCommand(cmd));
+    if (!this.#closed) this.#socket.write(encodeCommands([cmd]));
   }
 
   close(): void {

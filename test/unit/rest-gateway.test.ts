@@ -81,6 +81,23 @@ describe("REST gateway", () => {
     assert.deepEqual([...got], bytes);
   });
 
+  it("carries multi-byte text of any size both ways: arguments by their byte length", async () => {
+    const k = uniquePrefix("gw");
+    // ~1.2 MB: its reply reaches the gateway in many socket chunks.
+    const text = "héllo wörld 🎉 ".repeat(80_000);
+    assert.deepEqual((await post("/", ["SET", k, text])).body, { result: "OK" });
+    assert.deepEqual((await post("/", ["STRLEN", k])).body, {
+      result: new TextEncoder().encode(text).length,
+    });
+    assert.equal((await post("/", ["GET", k])).body.result, text);
+    const r = await post("/pipeline", [["GET", k], ["APPEND", k, "ü"], ["GET", k]], b64);
+    const utf8 = (b: string) =>
+      new TextDecoder().decode(Uint8Array.from(atob(b), (c) => c.charCodeAt(0)));
+    assert.equal(utf8(r.body[0].result), text);
+    assert.equal(r.body[1].result, new TextEncoder().encode(text + "ü").length);
+    assert.equal(utf8(r.body[2].result), text + "ü");
+  });
+
   it("reports server errors as 400 {error} and refuses malformed requests the same way", async () => {
     const k = uniquePrefix("gw");
     await post("/", ["SET", k, "v"]);
