@@ -12,9 +12,8 @@
  * `Upstash-Encoding: base64` makes every reply string base64 of its bytes. The shape of
  * requests and replies is the one `@upstash/redis` 1.39 speaks (see docs/EDGE.md).
  */
-import { Buffer } from "node:buffer";
 import { entry, parseCommand, Rejected, toJson } from "./commands.ts";
-import { openResp, type RespConnection, RespError, type RespValue } from "./resp.ts";
+import { Bulk, openResp, type RespConnection, RespError, type RespValue } from "./resp.ts";
 
 export interface GatewayOptions {
   redisUrl: string;
@@ -241,9 +240,7 @@ async function readJson(request: Request, max: number): Promise<unknown> {
  */
 function sseEvent(value: RespValue): string {
   if (!Array.isArray(value)) return "";
-  const parts = value.map((v) =>
-    v instanceof Uint8Array ? Buffer.from(v).toString("utf8") : String(v)
-  );
+  const parts = value.map((v) => v instanceof Bulk ? v.text() : String(v));
   const lines = parts.join(",").split(/\r\n|\r|\n/);
   return lines.map((line) => `data: ${line}\n`).join("") + "\n";
 }

@@ -8,7 +8,7 @@
  * way Upstash refuses them.
  */
 import { Buffer } from "node:buffer";
-import { RespError, type RespValue } from "./resp.ts";
+import { Bulk, RespError, type RespValue } from "./resp.ts";
 
 /** A command that the gateway refuses, with the reason sent back as `{error}`. */
 export class Rejected extends Error {}
@@ -118,11 +118,7 @@ function preview(value: unknown): string {
  */
 export function toJson(value: RespValue, base64: boolean): unknown {
   if (value === null || typeof value === "number") return value;
-  if (value instanceof Uint8Array) {
-    // A view of the reply's bytes, not a copy.
-    const bytes = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
-    return base64 ? bytes.toString("base64") : bytes.toString("utf8");
-  }
+  if (value instanceof Bulk) return base64 ? value.base64() : value.text();
   if (typeof value === "string") {
     return base64 ? Buffer.from(value, "utf8").toString("base64") : value;
   }

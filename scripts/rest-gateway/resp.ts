@@ -4,7 +4,7 @@
  * The gateway must hand back bulk strings byte for byte (base64 of the raw bytes), so it
  * cannot use a client that decodes replies to JS strings (Bun's `RedisClient`, ioredis
  * without `callBuffer`). This speaks RESP2 over `node:net`, which works on Bun and Deno
- * alike, and keeps bulk strings as `Uint8Array`. Replies come back in command order, so a
+ * alike, and keeps bulk strings as bytes ({@link Bulk}). Replies come back in command order, so a
  * batch written in one `write` is never interleaved with another request's commands: that
  * is what makes `/multi-exec` (MULTI ... EXEC written at once) atomic on a shared socket.
  */
@@ -12,7 +12,21 @@ import { Buffer } from "node:buffer";
 import { connect, type Socket } from "node:net";
 
 /** A RESP2 reply: bulk strings as bytes, simple strings as text, errors as {@link RespError}. */
-export type RespValue = Uint8Array | string | number | null | RespError | RespValue[];
+export type RespValue = Bulk | string | number | null | RespError | RespValue[];
+
+/**
+ * A bulk string: its bytes where the parser read them. Encoded straight from that buffer
+ * (no view or copy per string: those were the gateway's largest cost).
+ */
+export class Bulk {
+  constructor(readonly buf: Buffer, readonly start: number, readonly end: number) {}
+  text(): string {
+    return this.buf.toString("utf8", this.start, this.end);
+  }
+  base64(): string {
+    return this.buf.toString("base64", this.start, this.end);
+  }
+}
 
 /** An error reply (`-ERR ...`). */
 export class RespError {
@@ -31,20 +45,18 @@ export function encodeCommands(cmds: string[][]): string {
   return out;
 }
 
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a, 0);
-  out.set(b, a.length);
-  return out;
-}
-
 /** Incremental RESP2 parser: feed bytes, take complete replies. */
 export class RespParser {
-  #buf: Uint8Array = new Uint8Array(0);
+  #buf: Buffer = Buffer.alloc(0);
   #pos = 0;
 
-  feed(chunk: Uint8Array): RespValue[] {
-    this.#buf = this.#pos < this.#buf.length ? concat(this.#buf.subarray(this.#pos), chunk) : chunk;
+  feed(data: Uint8Array): RespValue[] {
+    const chunk = Buffer.isBuffer(data)
+      ? data
+      : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+    this.#buf = this.#pos < this.#buf.length
+      ? Buffer.concat([this.#buf.subarray(this.#pos), chunk])
+      : chunk;
     this.#pos = 0;
     const out: RespValue[] = [];
     for (;;) {
@@ -106,10 +118,10 @@ export class RespParser {
         const len = this.#integer(end);
         if (len < 0) return null;
         if (this.#pos + len + 2 > this.#buf.length) return undefined;
-        // A view, not a copy: each chunk is a buffer of its own, read once.
-        const bytes = this.#buf.subarray(this.#pos, this.#pos + len);
+        // Each chunk is a buffer of its own, never written again: the reply can point into it.
+        const bulk = new Bulk(this.#buf, this.#pos, this.#pos + len);
         this.#pos += len + 2;
-        return bytes;
+        return bulk;
       }
       case 42: { // *
         const len = this.#integer(end);
