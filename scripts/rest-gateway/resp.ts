@@ -35,7 +35,10 @@ export class RespError {
 
 const decoder = new TextDecoder();
 
-/** Encodes commands as RESP arrays of bulk strings, in one string (written as UTF-8). */
+/**
+ * Encodes commands as RESP arrays of bulk strings, in one string to write as UTF-8 with
+ * `Buffer.from`, which counts a lone surrogate as `Buffer.byteLength` does (U+FFFD, 3 bytes).
+ */
 export function encodeCommands(cmds: string[][]): string {
   let out = "";
   for (const cmd of cmds) {
@@ -204,7 +207,7 @@ export class RespConnection {
     const replies = cmds.map(() =>
       new Promise<RespValue>((resolve, reject) => this.#waiters.push({ resolve, reject }))
     );
-    this.#socket.write(encodeCommands(cmds));
+    this.#socket.write(Buffer.from(encodeCommands(cmds), "utf8"));
     return Promise.all(replies);
   }
 
@@ -214,7 +217,7 @@ export class RespConnection {
 
   /** Writes a command whose replies arrive as pushes (SUBSCRIBE): no waiter is queued. */
   write(cmd: string[]): void {
-    if (!this.#closed) this.#socket.write(encodeCommands([cmd]));
+    if (!this.#closed) this.#socket.write(Buffer.from(encodeCommands([cmd]), "utf8"));
   }
 
   close(): void {

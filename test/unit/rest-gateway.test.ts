@@ -96,6 +96,10 @@ describe("REST gateway", () => {
     assert.equal(utf8(r.body[0].result), text);
     assert.equal(r.body[1].result, new TextEncoder().encode(text + "ü").length);
     assert.equal(utf8(r.body[2].result), text + "ü");
+    // A lone surrogate arrives as U+FFFD (3 bytes), counted as it is written: the commands
+    // after it on the shared connection still get their own replies.
+    const lone = await post("/pipeline", [["SET", k, "a\ud800b"], ["GET", k], ["PING"]]);
+    assert.deepEqual(lone.body, [{ result: "OK" }, { result: "a\ufffdb" }, { result: "PONG" }]);
   });
 
   it("reports server errors as 400 {error} and refuses malformed requests the same way", async () => {
