@@ -4,9 +4,10 @@
  * The gateway must hand back bulk strings byte for byte (base64 of the raw bytes), so it
  * cannot use a client that decodes replies to JS strings (Bun's `RedisClient`, ioredis
  * without `callBuffer`). This speaks RESP2 over `node:net`, which works on Bun and Deno
- * alike, and keeps bulk strings as bytes ({@link Bulk}). Replies come back in command order, so a
- * batch written in one `write` is never interleaved with another request's commands: that
- * is what makes `/multi-exec` (MULTI ... EXEC written at once) atomic on a shared socket.
+ * alike, and keeps bulk strings as bytes ({@link Bulk}). Replies come back in command
+ * order, so a batch written in one `write` is never interleaved with another request's
+ * commands: that is what makes `/multi-exec` (MULTI ... EXEC written at once) atomic on a
+ * shared socket.
  */
 import { Buffer } from "node:buffer";
 import { connect, type Socket } from "node:net";

@@ -96,6 +96,11 @@ describe("REST gateway", () => {
     assert.equal(utf8(r.body[0].result), text);
     assert.equal(r.body[1].result, new TextEncoder().encode(text + "ü").length);
     assert.equal(utf8(r.body[2].result), text + "ü");
+    // Many replies over many socket chunks, each read where its chunk left it.
+    const many = Array.from({ length: 200 }, (_, i) => `${i}:${"ü".repeat(5_000)}`);
+    await post("/pipeline", many.map((v, i) => ["SET", `${k}:${i}`, v]));
+    const got = await post("/pipeline", many.map((_, i) => ["GET", `${k}:${i}`]), b64);
+    assert.deepEqual(got.body.map((e: { result: string }) => utf8(e.result)), many);
     // A lone surrogate arrives as U+FFFD (3 bytes), counted as it is written: the commands
     // after it on the shared connection still get their own replies.
     const lone = await post("/pipeline", [["SET", k, "a\ud800b"], ["GET", k], ["PING"]]);

@@ -1585,6 +1585,14 @@ export const MUTANTS: Mutant[] = [
     tests: ["test/unit/rest-claim-lane.test.ts"],
   },
   {
+    id: "gateway-length-in-chars",
+    why: "the REST gateway sends each argument's length in bytes, so multi-byte text arrives whole",
+    file: "scripts/rest-gateway/resp.ts",
+    find: 'Buffer.byteLength(arg, "utf8")',
+    replace: "arg.length",
+    tests: ["test/unit/rest-gateway.test.ts"],
+  },
+  {
     id: "pool-ignores-claim-loops",
     why: "over REST a big pool claims in one loop: batches as large as the pool, few requests",
     file: "src/worker/pool.ts",
