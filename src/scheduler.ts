@@ -570,9 +570,19 @@ export class Scheduler {
     await this.#instance.setPoolLimits(pool, parsed.limits);
   }
 
-  /** Calls `listener` with every attempt this instance finishes; returns the unsubscribe function. */
-  onResult(listener: (record: AttemptRecord) => void): () => void {
-    return this.#instance.results.on(listener);
+  /**
+   * Calls `listener` with every attempt this instance finishes, or with those that end in one
+   * of `options.statuses` (attempts no listener wants build no record); returns the
+   * unsubscribe function.
+   *
+   * @example
+   * const off = s.onResult((r) => console.warn(r.taskId, r.error), { statuses: ["dead"] });
+   */
+  onResult(
+    listener: (record: AttemptRecord) => void,
+    options: { statuses?: readonly AttemptRecord["status"][] } = {},
+  ): () => void {
+    return this.#instance.results.on(listener, options.statuses);
   }
 
   /** Finished attempts of this instance as an async iterator, until `signal` aborts. */

@@ -44,14 +44,14 @@ export function reportAttempts(scheduler: Scheduler, log: ConsoleLog): () => voi
       },
     );
   };
-  // Decided once: a success at level info costs one lookup, not a line built and dropped.
+  // Decided once, for this level: at info a success builds no record at all.
   const wanted: Record<string, boolean> = {
     retrying: log.enabled("warn"),
     dead: log.enabled("error"),
     succeeded: log.enabled("debug"),
   };
+  const statuses = Object.keys(wanted).filter((k) => wanted[k]) as AttemptRecord["status"][];
   const unsubscribe = scheduler.onResult((r: AttemptRecord) => {
-    if (!wanted[r.status]) return;
     const line = attemptLine(r);
     if (!line) return;
     if (budget.take(line.kind)) log.line(line.level, line.text, line.fields);
@@ -59,7 +59,7 @@ export function reportAttempts(scheduler: Scheduler, log: ConsoleLog): () => voi
       timer = setTimeout(summarise, budget.msLeft());
       (timer as { unref?: () => void }).unref?.();
     }
-  });
+  }, { statuses });
   return () => {
     unsubscribe();
     if (timer) clearTimeout(timer);
@@ -108,8 +108,9 @@ export function attemptLine(
  *
  * The figures are read (stats: a script call per partition, and the pool controls) only
  * while the deployment has unfinished work, or when this node heard of new work (an event)
- * or ran an attempt since the last read: an idle deployment's workers read nothing, since
- * none of its figures can change without an event.
+ * since the last read: an idle deployment's workers read nothing, since none of its figures
+ * can change without an event. An attempt this node runs needs no hook of its own: its task
+ * was announced by an event, or was unfinished at the last read.
  */
 export function reportStatus(scheduler: Scheduler, log: ConsoleLog, everyMs: number): () => void {
   let last: string | null = null;
@@ -118,7 +119,6 @@ export function reportStatus(scheduler: Scheduler, log: ConsoleLog, everyMs: num
   let heard = true;
   let idle = false;
   const offEvents = scheduler.storage.subscribe(() => (heard = true));
-  const offResults = scheduler.onResult(() => (heard = true));
   const tick = async () => {
     if (busy) return;
     // Nothing unfinished and nothing heard since: no figure can have changed, unread.
@@ -166,6 +166,5 @@ export function reportStatus(scheduler: Scheduler, log: ConsoleLog, everyMs: num
   return () => {
     clearInterval(timer);
     offEvents();
-    offResults();
   };
 }

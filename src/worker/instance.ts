@@ -181,7 +181,7 @@ export class Instance {
       running: this.running,
       logs: this.#logs,
       onAttempt: (record) => this.results.publish(record),
-      wantsAttempts: () => this.results.listening,
+      wantsAttempts: (status) => this.results.wants(status),
       onIdle: () => {
         if (this.running.size > 0) return;
         const waiters = this.#idleWaiters;

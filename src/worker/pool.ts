@@ -76,10 +76,10 @@ export interface PoolDeps {
   running: Map<string, Attempt>;
   /** Keeps and writes the attempts' `ctx.log` lines. */
   logs: LogFlusher;
-  /** Called with each finished attempt this process ran (only while `wantsAttempts()`). */
+  /** Called with each finished attempt this process ran (only while `wantsAttempts(status)`). */
   onAttempt(record: AttemptRecord): void;
-  /** False while nobody consumes results, so attempts build no record. */
-  wantsAttempts(): boolean;
+  /** False while nobody consumes results of `status`, so such attempts build no record. */
+  wantsAttempts(status: AttemptRecord["status"]): boolean;
   /** Called when any slot frees or a claim loop ends, so the scheduler can drain or report. */
   onIdle(): void;
 }
@@ -119,7 +119,7 @@ export class WorkerPool {
     this.#outcomes = {
       ...deps,
       report: (...a) => {
-        if (deps.wantsAttempts()) deps.onAttempt(attemptRecord(...a));
+        if (deps.wantsAttempts(a[2])) deps.onAttempt(attemptRecord(...a));
       },
     };
     const wakeLater = (lane: Lane) => () => {

@@ -5,24 +5,44 @@
  */
 import type { AttemptRecord } from "../core/task.ts";
 
-export class ResultStream {
-  readonly #listeners = new Set<(record: AttemptRecord) => void>();
+type Status = AttemptRecord["status"];
 
-  /** True while someone listens or iterates. */
-  get listening(): boolean {
-    return this.#listeners.size > 0;
+interface Listener {
+  call: (record: AttemptRecord) => void;
+  /** The statuses it wants; null: every one. */
+  statuses: ReadonlySet<Status> | null;
+}
+
+export class ResultStream {
+  readonly #listeners = new Set<Listener>();
+  /** Listeners that want a status, per status ("*": those that want every one). */
+  readonly #wanting = new Map<Status | "*", number>();
+
+  /** True while someone listens for attempts ending with `status`: only then is one built. */
+  wants(status: Status): boolean {
+    return (this.#wanting.get("*") ?? 0) > 0 || (this.#wanting.get(status) ?? 0) > 0;
   }
 
-  /** Calls `listener` with every finished attempt; returns the unsubscribe function. */
-  on(listener: (record: AttemptRecord) => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+  /**
+   * Calls `listener` with every finished attempt, or with those ending in one of `statuses`;
+   * returns the unsubscribe function.
+   */
+  on(listener: (record: AttemptRecord) => void, statuses?: readonly Status[]): () => void {
+    const entry: Listener = { call: listener, statuses: statuses ? new Set(statuses) : null };
+    const keys: (Status | "*")[] = entry.statuses ? [...entry.statuses] : ["*"];
+    this.#listeners.add(entry);
+    for (const k of keys) this.#wanting.set(k, (this.#wanting.get(k) ?? 0) + 1);
+    return () => {
+      if (!this.#listeners.delete(entry)) return;
+      for (const k of keys) this.#wanting.set(k, this.#wanting.get(k)! - 1);
+    };
   }
 
   publish(record: AttemptRecord): void {
     for (const listener of this.#listeners) {
+      if (listener.statuses && !listener.statuses.has(record.status)) continue;
       try {
-        listener(record);
+        listener.call(record);
       } catch { /* a listener's bug must not break dispatch */ }
     }
   }

@@ -66,6 +66,8 @@ export function observeSuite(backend: string, factory: StorageFactory): void {
         });
         const seen: AttemptRecord[] = [];
         h.s.onResult((r) => seen.push(r));
+        const retries: AttemptRecord[] = [];
+        h.s.onResult((r) => retries.push(r), { statuses: ["retrying", "dead"] });
         const ac = new AbortController();
         const iterated: AttemptRecord[] = [];
         const consumer = (async () => {
@@ -82,6 +84,7 @@ export function observeSuite(backend: string, factory: StorageFactory): void {
         assert.equal(seen.length, 3);
         assert.deepEqual(iterated, seen);
         const failed = seen.find((r) => r.status === "retrying")!;
+        assert.deepEqual(retries, [failed], "a listener for some statuses gets only those");
         assert.equal(failed.taskId, b);
         assert.equal(failed.error?.message, "first");
         for (const r of seen) {

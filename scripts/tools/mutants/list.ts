@@ -1593,6 +1593,14 @@ export const MUTANTS: Mutant[] = [
     tests: ["test/unit/rest-gateway.test.ts"],
   },
   {
+    id: "results-ignore-statuses",
+    why: "a result listener for some statuses gets only attempts that end in one of them",
+    file: "src/worker/results.ts",
+    find: "      if (listener.statuses && !listener.statuses.has(record.status)) continue;\n",
+    replace: "",
+    tests: ["test/unit/results.test.ts", "test/conformance/memory.test.ts"],
+  },
+  {
     id: "pool-ignores-claim-loops",
     why: "over REST a big pool claims in one loop: batches as large as the pool, few requests",
     file: "src/worker/pool.ts",
