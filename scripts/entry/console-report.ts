@@ -45,12 +45,9 @@ export function reportAttempts(scheduler: Scheduler, log: ConsoleLog): () => voi
     );
   };
   // Decided once, for this level: at info a success builds no record at all.
-  const wanted: Record<string, boolean> = {
-    retrying: log.enabled("warn"),
-    dead: log.enabled("error"),
-    succeeded: log.enabled("debug"),
-  };
-  const statuses = Object.keys(wanted).filter((k) => wanted[k]) as AttemptRecord["status"][];
+  const levels = { retrying: "warn", dead: "error", succeeded: "debug" } as const;
+  const statuses = (Object.keys(levels) as (keyof typeof levels)[])
+    .filter((status) => log.enabled(levels[status]));
   const unsubscribe = scheduler.onResult((r: AttemptRecord) => {
     const line = attemptLine(r);
     if (!line) return;

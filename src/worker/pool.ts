@@ -118,8 +118,9 @@ export class WorkerPool {
     this.#deps = deps;
     this.#outcomes = {
       ...deps,
-      report: (...a) => {
-        if (deps.wantsAttempts(a[2])) deps.onAttempt(attemptRecord(...a));
+      report: (task, attempt, status, error, endedAt) => {
+        if (!deps.wantsAttempts(status)) return;
+        deps.onAttempt(attemptRecord(task, attempt, status, error, endedAt));
       },
     };
     const wakeLater = (lane: Lane) => () => {

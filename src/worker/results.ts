@@ -15,12 +15,11 @@ interface Listener {
 
 export class ResultStream {
   readonly #listeners = new Set<Listener>();
-  /** Listeners that want a status, per status ("*": those that want every one). */
-  readonly #wanting = new Map<Status | "*", number>();
 
   /** True while someone listens for attempts ending with `status`: only then is one built. */
   wants(status: Status): boolean {
-    return (this.#wanting.get("*") ?? 0) > 0 || (this.#wanting.get(status) ?? 0) > 0;
+    for (const l of this.#listeners) if (!l.statuses || l.statuses.has(status)) return true;
+    return false;
   }
 
   /**
@@ -29,13 +28,8 @@ export class ResultStream {
    */
   on(listener: (record: AttemptRecord) => void, statuses?: readonly Status[]): () => void {
     const entry: Listener = { call: listener, statuses: statuses ? new Set(statuses) : null };
-    const keys: (Status | "*")[] = entry.statuses ? [...entry.statuses] : ["*"];
     this.#listeners.add(entry);
-    for (const k of keys) this.#wanting.set(k, (this.#wanting.get(k) ?? 0) + 1);
-    return () => {
-      if (!this.#listeners.delete(entry)) return;
-      for (const k of keys) this.#wanting.set(k, this.#wanting.get(k)! - 1);
-    };
+    return () => this.#listeners.delete(entry);
   }
 
   publish(record: AttemptRecord): void {
