@@ -5,6 +5,8 @@
  *
  * Every `/skedulr/api/*` request and `/skedulr/metrics` has a deadline (`requestTimeoutMs`,
  * default 2 s): a store that does not answer in time gives 503 `storage` with Retry-After.
+ * `POST /skedulr/api/tasks` is answered by fast-submit.ts, which makes the same checks as
+ * calls instead of middleware layers; a gate added below must be added there too.
  *
  * Access: with a token or keys configured, every `/skedulr/api/*` route and
  * `/skedulr/metrics` need a credential (bearer or the login session) whose role covers the
@@ -56,9 +58,11 @@ import { DEFAULT_MAX_BODY_BYTES, jsonBody } from "./body.ts";
 import { type ApiKeyEntry, Credentials } from "./credentials.ts";
 import type { Principal, SkedulrEnv } from "./env.ts";
 import { eventRoutes, MAX_EVENT_STREAMS } from "./events.ts";
-import { DEFAULT_REQUEST_TIMEOUT_MS, requestDeadline } from "./deadline.ts";
+import { DEFAULT_REQUEST_TIMEOUT_MS, RequestDeadlines } from "./deadline.ts";
 import { errorHandler, notFoundHandler } from "./errors.ts";
-import { hostCheck } from "./host-check.ts";
+import { fastSubmit } from "./fast-submit.ts";
+import { noStore, securityHeaders } from "./answer-headers.ts";
+import { hostCheck, hostGate } from "./host-check.ts";
 import { DEFAULT_LOGIN_LIMIT, type LoginLimit } from "./login-limit.ts";
 import { observabilityRoutes } from "./metrics.ts";
 import { openApiDocument } from "./openapi.ts";
@@ -141,7 +145,8 @@ export function createApp(options: CreateAppOptions): Hono<SkedulrEnv> {
       `createApp: requestTimeoutMs must be an integer 1..2147483647, got ${timeoutMs}`,
     );
   }
-  const deadline = requestDeadline(timeoutMs);
+  const deadlines = new RequestDeadlines(timeoutMs);
+  const deadline = deadlines.middleware;
   const credentials = new Credentials(token, options.keys ?? []);
   const { allowedHosts, trustProxy } = accessOptions(options, credentials.open);
   const sessions = new Sessions(credentials, {
@@ -163,7 +168,8 @@ export function createApp(options: CreateAppOptions): Hono<SkedulrEnv> {
   app.onError(errorHandler(scheduler.logger));
   app.notFound(notFoundHandler);
   app.use("*", securityHeaders);
-  app.use("*", hostCheck(allowedHosts, credentials.open));
+  const host = hostGate(allowedHosts, credentials.open);
+  app.use("*", hostCheck(host));
   // Someone who typed only the host and port finds the dashboard; 302, not 308, so a browser
   // does not remember it if `/` later serves something else.
   app.get("/", (c) => c.redirect("/skedulr", 302));
@@ -215,36 +221,21 @@ export function createApp(options: CreateAppOptions): Hono<SkedulrEnv> {
           : html(c, indexPage(version)),
     );
   }
+  // The hottest route skips the layers above for calls to the same gates (fast-submit.ts).
+  // An app that mounts this one (`route()`) runs the chain: only this app's fetch has it.
+  const fast = fastSubmit({
+    scheduler,
+    logger: scheduler.logger,
+    auth: authOptions,
+    host,
+    deadlines,
+    maxBodyBytes,
+  });
+  const chain = app.fetch;
+  app.fetch = (request, env, ctx) =>
+    fast.takes(request) ? fast.answer(request) : chain(request, env, ctx);
   return app;
 }
-
-/** Headers every answer carries: no MIME sniffing, no referrer, no framing. */
-const SECURITY_HEADERS: readonly [string, string][] = [
-  ["X-Content-Type-Options", "nosniff"],
-  ["Referrer-Policy", "no-referrer"],
-  ["X-Frame-Options", "DENY"],
-];
-
-/**
- * Sets the security headers before the route runs: Hono puts headers set then into the
- * response when it makes it, for free. Set after it, each `c.header` made a copy of the
- * finished Response (4 per API request, a tenth of a submit's CPU). A route that answers
- * with its own Response object (a long poll) gets them the slow way, afterwards.
- */
-const securityHeaders: MiddlewareHandler<SkedulrEnv> = async (c, next) => {
-  for (const [name, value] of SECURITY_HEADERS) c.header(name, value);
-  await next();
-  if (!c.res.headers.has("X-Frame-Options")) {
-    for (const [name, value] of SECURITY_HEADERS) c.header(name, value);
-  }
-};
-
-/** API answers are not cached, unless a route says otherwise (set early: see above). */
-const noStore: MiddlewareHandler<SkedulrEnv> = async (c, next) => {
-  c.header("Cache-Control", "no-store");
-  await next();
-  if (!c.res.headers.has("Cache-Control")) c.header("Cache-Control", "no-store");
-};
 
 /** The longest session createApp accepts: 30 days. */
 const MAX_SESSION_TTL_MS = 30 * 86_400_000;

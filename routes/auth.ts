@@ -11,9 +11,9 @@ import { getCookie } from "hono/cookie";
 import type { Credentials } from "./credentials.ts";
 import { ApiError } from "./errors.ts";
 import type { Principal, SkedulrEnv } from "./env.ts";
-import { requiredRole, roleRefused } from "./roles.ts";
+import { requiredRole, roleRefusedTo } from "./roles.ts";
 import type { Sessions } from "./session-cookie.ts";
-import { allows } from "./credentials.ts";
+import { allows, type ApiRole } from "./credentials.ts";
 
 /** The cookie `POST /skedulr/login` sets for the dashboard: a signed session. */
 export const SESSION_COOKIE = "skedulr_token";
@@ -55,16 +55,56 @@ export interface AuthOptions {
  * when present, decides alone (a wrong bearer is refused even with a good cookie).
  */
 export async function authenticate(c: Context, o: AuthOptions): Promise<Principal | null> {
-  if (o.credentials.open) return { via: "open", name: null, role: "admin" };
+  if (o.credentials.open) return OPEN_PRINCIPAL;
   const header = c.req.header("authorization");
-  if (header !== undefined) {
-    const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
-    const found = match ? await o.credentials.match(match[1]) : null;
-    return found ? { via: "bearer", name: found.name, role: found.role } : null;
-  }
+  if (header !== undefined) return await bearerPrincipal(header, o);
   const cookie = getCookie(c, SESSION_COOKIE);
   const found = cookie ? await o.sessions.verify(cookie, o.now()) : null;
   return found ? { via: "cookie", name: found.name, role: found.role } : null;
+}
+
+/** Anyone, on an open API. */
+export const OPEN_PRINCIPAL: Principal = Object.freeze({ via: "open", name: null, role: "admin" });
+
+/** Who an `Authorization` header names, or null when it is not a known bearer. */
+export async function bearerPrincipal(header: string, o: AuthOptions): Promise<Principal | null> {
+  const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
+  const found = match ? await o.credentials.match(match[1]) : null;
+  return found ? { via: "bearer", name: found.name, role: found.role } : null;
+}
+
+/**
+ * What a protected route checks once it knows who is asking: 401 for nobody; 403 for a
+ * change whose origin is not proven (a cookie must come from the same origin, and on an
+ * open API a browser's cross-site change is refused); 403 naming `need` when the role
+ * does not cover it. `request` names the request in that message (`POST /path`).
+ */
+export function admit(
+  raw: Request,
+  p: Principal | null,
+  need: ApiRole | null,
+  o: AuthOptions,
+  request: () => string,
+): Principal {
+  if (p === null) {
+    throw new ApiError(
+      "unauthorized",
+      "Authentication required: send Authorization: Bearer <token or key> (or log in at " +
+        "/skedulr/login)",
+    );
+  }
+  if (p.via !== "bearer" && !SAFE_METHODS.has(raw.method)) {
+    const verdict = originVerdict(raw, o.trustedOrigins);
+    if (verdict === "cross" || (p.via === "cookie" && verdict !== "same")) {
+      throw new ApiError(
+        "forbidden",
+        "Cross-site request refused: a cookie-authenticated change must come from the " +
+          "same origin (Origin / Sec-Fetch-Site); API clients should send a bearer token",
+      );
+    }
+  }
+  if (need !== null && !allows(p.role, need)) throw roleRefusedTo(request(), need, p);
+  return p;
 }
 
 /**
@@ -76,26 +116,13 @@ export async function authenticate(c: Context, o: AuthOptions): Promise<Principa
  */
 export function requireAuth(o: AuthOptions): MiddlewareHandler<SkedulrEnv> {
   return async (c, next) => {
-    const p = await authenticate(c, o);
-    if (p === null) {
-      throw new ApiError(
-        "unauthorized",
-        "Authentication required: send Authorization: Bearer <token or key> (or log in at " +
-          "/skedulr/login)",
-      );
-    }
-    if (!SAFE_METHODS.has(c.req.method) && p.via !== "bearer") {
-      const verdict = originVerdict(c.req.raw, o.trustedOrigins);
-      if (verdict === "cross" || (p.via === "cookie" && verdict !== "same")) {
-        throw new ApiError(
-          "forbidden",
-          "Cross-site request refused: a cookie-authenticated change must come from the " +
-            "same origin (Origin / Sec-Fetch-Site); API clients should send a bearer token",
-        );
-      }
-    }
-    const need = requiredRole(c);
-    if (need !== null && !allows(p.role, need)) throw roleRefused(c, need, p);
+    const p = admit(
+      c.req.raw,
+      await authenticate(c, o),
+      requiredRole(c),
+      o,
+      () => `${c.req.method} ${c.req.path}`,
+    );
     c.set("auth", p.via);
     c.set("principal", p);
     await next();

@@ -38,7 +38,7 @@ class RequestClock implements Deadline {
   due = 0;
   /** When the running hold began, or -1. */
   heldAt = -1;
-  /** Fails the request (the outer promise of {@link requestDeadline}). */
+  /** Fails the request (the outer promise of {@link RequestDeadlines.run}). */
   fail: (error: Error) => void = () => {};
   constructor(readonly deadlines: Deadlines) {}
 
@@ -114,27 +114,39 @@ class Deadlines {
 }
 
 /**
- * Middleware: the rest of the chain must answer within `ms`, else the request fails with
- * {@link deadlineError}. The handler keeps running in the background; its late result is
- * dropped (a late submit may still be stored, which is why retries with an id are safe).
+ * The request deadline of one app: {@link run} for a call, {@link middleware} for a chain.
+ * Past `ms` the request fails with {@link deadlineError}; the work keeps running in the
+ * background and its late result is dropped (a late submit may still be stored, which is
+ * why retries with an id are safe).
  */
-export function requestDeadline(ms: number): MiddlewareHandler<SkedulrEnv> {
-  const deadlines = new Deadlines(ms);
-  return (c, next) => {
-    const clock = new RequestClock(deadlines);
-    c.set("deadline", clock);
-    return new Promise<void>((resolve, reject) => {
+export class RequestDeadlines {
+  readonly #deadlines: Deadlines;
+  constructor(readonly ms: number) {
+    this.#deadlines = new Deadlines(ms);
+  }
+
+  /** Runs `work`, which may hold the clock it is given; rejects when the deadline falls. */
+  run<T>(work: (clock: Deadline) => Promise<T>): Promise<T> {
+    const clock = new RequestClock(this.#deadlines);
+    return new Promise<T>((resolve, reject) => {
       clock.fail = reject;
-      deadlines.add(clock);
-      next().then(() => {
+      this.#deadlines.add(clock);
+      work(clock).then((value) => {
         clock.end();
-        resolve();
+        resolve(value);
       }, (error) => {
         clock.end();
         reject(error);
       });
     });
-  };
+  }
+
+  /** Middleware: the rest of the chain runs under the deadline, its clock in `c.var.deadline`. */
+  readonly middleware: MiddlewareHandler<SkedulrEnv> = (c, next) =>
+    this.run((clock) => {
+      c.set("deadline", clock);
+      return next();
+    });
 }
 
 /**

@@ -65,6 +65,29 @@ export class ApiError extends Error {
   }
 }
 
+/** What an error answers: the status of its code, the headers that code calls for, the body. */
+export interface ErrorAnswer {
+  status: ContentfulStatusCode;
+  headers: Record<string, string>;
+  body: { error: { code: ApiErrorCode; message: string; issues?: FieldIssue[] } };
+}
+
+function answerOf(
+  code: ApiErrorCode,
+  message: string,
+  issues?: FieldIssue[],
+  retryAfterS?: number,
+): ErrorAnswer {
+  const status = httpStatus(code);
+  const headers: Record<string, string> = { "Cache-Control": "no-store" };
+  if (status === 401) headers["WWW-Authenticate"] = 'Bearer realm="skedulr"';
+  if (status === 503 || retryAfterS !== undefined) {
+    headers["Retry-After"] = String(retryAfterS ?? 1);
+  }
+  const error = issues?.length ? { code, message, issues } : { code, message };
+  return { status, headers, body: { error } };
+}
+
 /** Writes the error body with the status of `code`, plus the headers that code calls for. */
 export function errorResponse(
   c: Context,
@@ -73,36 +96,37 @@ export function errorResponse(
   issues?: FieldIssue[],
   retryAfterS?: number,
 ): Response {
-  const status = httpStatus(code);
-  const headers: Record<string, string> = { "Cache-Control": "no-store" };
-  if (status === 401) headers["WWW-Authenticate"] = 'Bearer realm="skedulr"';
-  if (status === 503 || retryAfterS !== undefined) {
-    headers["Retry-After"] = String(retryAfterS ?? 1);
+  const a = answerOf(code, message, issues, retryAfterS);
+  return c.json(a.body, a.status, a.headers);
+}
+
+/**
+ * The answer to any thrown error: its own code for API and library errors, `internal`
+ * without details for anything else (a bug: logged in full, naming `method` and `path`).
+ */
+export function errorAnswer(
+  err: Error,
+  logger: Logger,
+  method: string,
+  path: string,
+): ErrorAnswer {
+  if (err instanceof ApiError) return answerOf(err.code, err.message, err.issues, err.retryAfterS);
+  if (err instanceof SkedulrError) {
+    return answerOf(err.code, err.message, (err as { issues?: FieldIssue[] }).issues);
   }
-  const error = issues?.length ? { code, message, issues } : { code, message };
-  return c.json({ error }, status, headers);
+  if (err instanceof HTTPException) {
+    const code = CODE_OF_STATUS[err.status] ?? "internal";
+    if (code !== "internal") return answerOf(code, err.message || code);
+  }
+  logger.error("api: unexpected error", { method, path, error: err?.stack ?? String(err) });
+  return answerOf("internal", "Internal error; the server log has the details");
 }
 
 /** Hono `onError`: every thrown error becomes the JSON error body. */
 export function errorHandler(logger: Logger): (err: Error, c: Context) => Response {
   return (err, c) => {
-    if (err instanceof ApiError) {
-      return errorResponse(c, err.code, err.message, err.issues, err.retryAfterS);
-    }
-    if (err instanceof SkedulrError) {
-      const issues = (err as { issues?: FieldIssue[] }).issues;
-      return errorResponse(c, err.code, err.message, issues);
-    }
-    if (err instanceof HTTPException) {
-      const code = CODE_OF_STATUS[err.status] ?? "internal";
-      if (code !== "internal") return errorResponse(c, code, err.message || code);
-    }
-    logger.error("api: unexpected error", {
-      method: c.req.method,
-      path: c.req.path,
-      error: err?.stack ?? String(err),
-    });
-    return errorResponse(c, "internal", "Internal error; the server log has the details");
+    const a = errorAnswer(err, logger, c.req.method, c.req.path);
+    return c.json(a.body, a.status, a.headers);
   };
 }
 

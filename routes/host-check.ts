@@ -23,22 +23,24 @@ export function hostAllowed(value: string, allowed: readonly string[]): boolean 
 }
 
 /**
- * Middleware: 403 `forbidden`, naming the host, for a request whose `Host` header (or URL,
- * when a runtime builds it from elsewhere) is not served. `allowed` null serves any host.
- * `/skedulr/healthz` is exempt: probes use the node's address, and it reveals nothing.
+ * The check as a call: throws 403 `forbidden`, naming the host, for a request whose `Host`
+ * header (or URL, when a runtime builds it from elsewhere) is not served; null when
+ * `allowed` is null and every host is served. Shared by {@link hostCheck} and the fast
+ * submit path (fast-submit.ts).
  */
-export function hostCheck(
+export function hostGate(
   allowed: readonly string[] | null,
   open: boolean,
-): MiddlewareHandler<SkedulrEnv> {
+): ((request: Request) => void) | null {
   const names = allowed ?? (open ? LOOPBACK_HOSTS : null);
+  if (names === null) return null;
   // Verdicts by Host value and URL authority: the same few are asked about on every request,
   // and parsing them was a twentieth of a submit. Bounded, since both come from clients.
   const verdicts = new Map<string, boolean>();
   const served = (host: string) => {
     let ok = verdicts.get(host);
     if (ok === undefined) {
-      ok = hostAllowed(host, names!);
+      ok = hostAllowed(host, names);
       if (verdicts.size >= MAX_VERDICTS) verdicts.clear();
       verdicts.set(host, ok);
     }
@@ -66,14 +68,25 @@ export function hostCheck(
         (allowed === null
           ? "with no SKEDULR_TOKEN or SKEDULR_KEYS, only localhost, 127.0.0.1 and [::1] are " +
             "(a guard against DNS rebinding); set a token to serve other names"
-          : `the allowed hosts are ${names!.join(", ")} (SKEDULR_ALLOWED_HOSTS)`),
+          : `the allowed hosts are ${names.join(", ")} (SKEDULR_ALLOWED_HOSTS)`),
     );
-  return async (c, next) => {
-    if (names === null || c.req.path === "/skedulr/healthz") return await next();
-    const header = c.req.header("host");
-    if (header !== undefined && !served(header)) throw refused(header);
-    const fromUrl = urlHost(c.req.url);
+  return (request) => {
+    const header = request.headers.get("host");
+    if (header !== null && !served(header)) throw refused(header);
+    const fromUrl = urlHost(request.url);
     if (!served(fromUrl)) throw refused(fromUrl);
+  };
+}
+
+/**
+ * Middleware: {@link hostGate}'s 403 for a host not served. `/skedulr/healthz` is exempt:
+ * probes use the node's address, and it reveals nothing.
+ */
+export function hostCheck(
+  gate: ((request: Request) => void) | null,
+): MiddlewareHandler<SkedulrEnv> {
+  return async (c, next) => {
+    if (gate !== null && c.req.path !== "/skedulr/healthz") gate(c.req.raw);
     await next();
   };
 }

@@ -28,10 +28,20 @@ function stronger(a: ApiRole | null, b: ApiRole): ApiRole {
 
 /** The 403 for a principal whose role falls short; it names the role needed. */
 export function roleRefused(c: Context, need: ApiRole, p: Principal | undefined, what?: string) {
+  return roleRefusedTo(`${c.req.method} ${c.req.path}`, need, p, what);
+}
+
+/** {@link roleRefused} for a request known by its method and path (`POST /skedulr/api/tasks`). */
+export function roleRefusedTo(
+  request: string,
+  need: ApiRole,
+  p: Principal | undefined,
+  what?: string,
+): ApiError {
   const who = p?.name ? `${p.name === "token" ? "SKEDULR_TOKEN" : `key "${p.name}"`}` : "you";
   return new ApiError(
     "forbidden",
-    `Forbidden: ${what ?? `${c.req.method} ${c.req.path}`} needs the ${need} role; ${who} ` +
+    `Forbidden: ${what ?? request} needs the ${need} role; ${who} ` +
       `${p ? `has the ${p.role} role` : "are not authenticated"}`,
   );
 }

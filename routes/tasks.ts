@@ -102,6 +102,36 @@ function inTrace(spec: unknown, header: string | undefined): unknown {
   return { ...s, traceparent: header };
 }
 
+/** What `POST /tasks` answers: its status, body and `Location` (for a task). */
+export interface SubmitAnswer {
+  status: 200 | 201;
+  view: ReturnType<typeof submittedView> & { warnings?: string[] };
+  location?: string;
+}
+
+/** `POST /tasks` once the request is admitted and its body read (fast-submit.ts shares it). */
+export async function submitOne(
+  scheduler: Scheduler,
+  body: unknown,
+  traceparent: string | undefined,
+): Promise<SubmitAnswer> {
+  const spec = requiredBody(body, "a task spec");
+  if (Array.isArray(spec)) {
+    throw badBody("expected a task spec object, got an array (POST arrays to /tasks/batch)");
+  }
+  const [submitted] = await scheduler.submitMany([inTrace(spec, traceparent)]);
+  const view: SubmitAnswer["view"] = submittedView(submitted);
+  if (submitted.warnings) view.warnings = submitted.warnings;
+  const hit = submitted.deduplicated || submitted.debounced;
+  return {
+    status: hit ? 200 : submitStatus([submitted]),
+    view,
+    location: submitted.kind === "task"
+      ? `/skedulr/api/tasks/${encodeURIComponent(submitted.id)}`
+      : undefined,
+  };
+}
+
 /** Registers the task routes on the `/skedulr/api` app. */
 export function taskRoutes(
   api: Hono<SkedulrEnv>,
@@ -109,20 +139,9 @@ export function taskRoutes(
   body: MiddlewareHandler<SkedulrEnv>,
 ): void {
   api.post("/tasks", role("submit"), body, async (c) => {
-    const spec = requiredBody(c.get("body"), "a task spec");
-    if (Array.isArray(spec)) {
-      throw badBody("expected a task spec object, got an array (POST arrays to /tasks/batch)");
-    }
-    const [submitted] = await scheduler.submitMany([inTrace(spec, c.req.header("traceparent"))]);
-    if (submitted.kind === "task") {
-      c.header("Location", `/skedulr/api/tasks/${encodeURIComponent(submitted.id)}`);
-    }
-    const view: ReturnType<typeof submittedView> & { warnings?: string[] } = submittedView(
-      submitted,
-    );
-    if (submitted.warnings) view.warnings = submitted.warnings;
-    const hit = submitted.deduplicated || submitted.debounced;
-    return c.json(view, hit ? 200 : submitStatus([submitted]));
+    const answer = await submitOne(scheduler, c.get("body"), c.req.header("traceparent"));
+    if (answer.location) c.header("Location", answer.location);
+    return c.json(answer.view, answer.status);
   });
 
   api.post("/tasks/batch", role("submit"), body, async (c) => {

@@ -1625,4 +1625,29 @@ export const MUTANTS: Mutant[] = [
     replace: "    } catch {\n      // ignored\n    }\n    this.#functions = true;",
     tests: ["test/unit/rest-functions.test.ts"],
   },
+  // The fast submit path (routes/fast-submit.ts) runs the chain's gates as calls.
+  {
+    id: "fast-submit-skips-host",
+    why: "POST /tasks on the fast path refuses a Host the app does not serve, as the chain does",
+    file: "routes/fast-submit.ts",
+    find: "        o.host?.(request);\n",
+    replace: "",
+    tests: ["test/unit/api-fast-submit.test.ts"],
+  },
+  {
+    id: "fast-submit-skips-admit",
+    why: "POST /tasks on the fast path checks the bearer's role and a browser's origin",
+    file: "routes/fast-submit.ts",
+    find: '        admit(request, p, "submit", o.auth, () => NAMED);\n',
+    replace: "",
+    tests: ["test/unit/api-fast-submit.test.ts"],
+  },
+  {
+    id: "fast-submit-upload-timed",
+    why: "on the fast path a slow upload is not the store's time: the deadline waits for the body",
+    file: "routes/fast-submit.ts",
+    find: "          clock.hold();\n",
+    replace: "",
+    tests: ["test/unit/api-deadline.test.ts"],
+  },
 ];
