@@ -14,6 +14,7 @@ import { MemoryStorage, Scheduler, silentLogger } from "../../src/mod.ts";
 import { Credentials } from "../../routes/credentials.ts";
 import { Sessions } from "../../routes/session-cookie.ts";
 import { RequestDeadlines } from "../../routes/deadline.ts";
+import { type FaultKind, Faults, faultyStorage } from "../helpers/faulty-storage.ts";
 
 const URL_FAST = "http://127.0.0.1:8787/skedulr/api/tasks";
 const URL_CHAIN = "http://127.0.0.1:8787/skedulr/api/tasks?via=chain";
@@ -145,6 +146,34 @@ describe("api: the fast submit path answers as the middleware chain does", () =>
         body: '{"type":"noop"}',
       },
     ]);
+  });
+});
+
+describe("api: the fast submit path under store faults", () => {
+  it("a store that refuses, loses the reply or hangs: the chain's 503 storage, both ways", async () => {
+    const app = (faults: Faults) => {
+      const scheduler = new Scheduler({
+        storage: faultyStorage(new MemoryStorage(), faults),
+        pools: {},
+        logger: silentLogger,
+      });
+      return createApp({ scheduler, requestTimeoutMs: 200 });
+    };
+    for (const kind of ["reject", "lose-reply", "hang"] as FaultKind[]) {
+      const faults = [new Faults(), new Faults()];
+      const [fast, chain] = faults.map(app);
+      for (const f of faults) f.inject("enqueue", kind);
+      const init = (): RequestInit => ({
+        method: "POST",
+        headers: json,
+        body: '{"type":"noop","id":"t1"}',
+      });
+      const a = await answerOf(await fast.request(URL_FAST, init()));
+      const b = await answerOf(await chain.request(URL_CHAIN, init()));
+      assert.equal(a.status, 503, `${kind}: ${JSON.stringify(a.body)}`);
+      assert.deepEqual(a, b, `${kind}: the fast path answers as the chain does`);
+      for (const f of faults) f.heal();
+    }
   });
 });
 
