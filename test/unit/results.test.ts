@@ -1,7 +1,7 @@
 /**
  * The stream of finished attempts (src/worker/results.ts): a listener for some statuses gets
  * only those, and an attempt whose status nobody wants is not asked for (`wants`), so a worker
- * builds no record for it; unsubscribing twice leaves the counts right.
+ * builds no record for it; unsubscribing twice changes nothing.
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
