@@ -86,3 +86,35 @@ export function formatTable(rows: Measurement[]): string {
   }
   return lines.join("\n");
 }
+
+/**
+ * Dispatch CPU split into a part per task and a part per run, from medians at two sizes over
+ * the same span: CPU(n) = fixed + marginal × n. The fixed part is what a run costs whatever
+ * its size (compiling the dispatch path, the span's timer passes); the marginal part is what
+ * each further task adds.
+ */
+export function costSplit(
+  small: Measurement,
+  large: Measurement,
+): { marginalUs: number; fixedMs: number } {
+  const a = small.dispatchCpuUsPerTask * small.n, b = large.dispatchCpuUsPerTask * large.n;
+  const marginalUs = (b - a) / (large.n - small.n);
+  return { marginalUs, fixedMs: (a - marginalUs * small.n) / 1000 };
+}
+
+/** The split of each design's dispatch CPU (`--also-n`), as a markdown table. */
+export function formatSplit(pairs: [Measurement, Measurement][]): string {
+  const lines = [
+    "| design | CPU µs/task at n₁ | at n₂ | per task (marginal) µs | per run (fixed) ms |",
+    "|---|---:|---:|---:|---:|",
+  ];
+  for (const [small, large] of pairs) {
+    const { marginalUs, fixedMs } = costSplit(small, large);
+    lines.push(
+      `| ${LABEL[small.design] ?? small.design} | ${small.dispatchCpuUsPerTask.toFixed(1)} ` +
+        `(n=${small.n}) | ${large.dispatchCpuUsPerTask.toFixed(1)} (n=${large.n}) | ` +
+        `${marginalUs.toFixed(1)} | ${fixedMs.toFixed(0)} |`,
+    );
+  }
+  return lines.join("\n");
+}

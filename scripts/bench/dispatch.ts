@@ -12,7 +12,9 @@
  * Options: --n=100000 --span=10000 (ms) --lead=3000 (ms from the end of setup to the first
  * possible due time) --pool=100 --batch=1 (scheduler: specs per submitMany) --exact=1
  * (scheduler: 0 promotes at wheel ticks, `exactDue: false`) --reps=3
- * --seed=42 --designs=scheduler,heap,timeout.
+ * --seed=42 --designs=scheduler,heap,timeout. --also-n=300000 runs every design at that size
+ * too (same span, so denser) and splits its dispatch CPU into a part per task and a part per
+ * run (dispatch-report.ts `costSplit`).
  *
  * Each measurement is a fresh process so no design inherits another's heap, JIT state or
  * timers. All tasks are scheduled before the first is due (the lead), so the scheduling
@@ -24,7 +26,13 @@ import { readFileSync } from "node:fs";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { type DesignName, DESIGNS, makeDesign } from "./dispatch-designs.ts";
-import { formatTable, type Measurement, median, summarise } from "./dispatch-report.ts";
+import {
+  formatSplit,
+  formatTable,
+  type Measurement,
+  median,
+  summarise,
+} from "./dispatch-report.ts";
 import { prng } from "../tools/prng.ts";
 
 const args = new Map(
@@ -39,6 +47,7 @@ const BATCH = num("batch", 1);
 const EXACT = num("exact", 1) !== 0;
 const REPS = num("reps", 3);
 const SEED = num("seed", 42);
+const ALSO_N = num("also-n", 0);
 
 const g = globalThis as {
   Bun?: { version: string; gc(full: boolean): void };
@@ -161,11 +170,11 @@ function heapBytes(m = process.memoryUsage()): number {
 }
 
 /** Spawns one fresh process of the same runtime for `design` and parses its JSON line. */
-function spawnOne(design: DesignName, leadMs: number): Measurement {
+function spawnOne(design: DesignName, leadMs: number, n: number): Measurement {
   const script = fileURLToPath(import.meta.url);
-  const skip = new Set(["design", "reps", "designs", "lead"]);
+  const skip = new Set(["design", "reps", "designs", "lead", "n", "also-n"]);
   const pass = [...args].filter(([k]) => !skip.has(k)).map(([k, v]) => `--${k}=${v}`);
-  pass.push(`--lead=${leadMs}`);
+  pass.push(`--lead=${leadMs}`, `--n=${n}`);
   const argv = g.Deno
     ? ["run", "-A", "--v8-flags=--expose-gc", script, `--design=${design}`, ...pass]
     : [script, `--design=${design}`, ...pass];
@@ -184,10 +193,10 @@ function spawnOne(design: DesignName, leadMs: number): Measurement {
  * A run whose scheduling overran the lead measured its own submission, not dispatch. The
  * lead only adds idle time, so such a run is repeated with a doubled lead (twice at most).
  */
-function measured(design: DesignName): Measurement {
+function measured(design: DesignName, n = N): Measurement {
   let lead = LEAD_MS;
   for (let attempt = 0;; attempt++) {
-    const m = spawnOne(design, lead);
+    const m = spawnOne(design, lead, n);
     if (!m.overran || attempt === 2) return m;
     lead *= 2;
     console.log(`  ${design}: scheduling overran the lead; again with --lead=${lead}`);
@@ -211,6 +220,7 @@ console.log(
     `${REPS} reps, seed ${SEED}`,
 );
 const runs = new Map<DesignName, Measurement[]>(designs.map((d) => [d, []]));
+const larger = new Map<DesignName, Measurement[]>(designs.map((d) => [d, []]));
 // Repetitions interleave the designs, so a burst of background load hits all of them.
 for (let rep = 1; rep <= REPS; rep++) {
   for (const design of designs) {
@@ -228,11 +238,24 @@ for (let rep = 1; rep <= REPS; rep++) {
         (m.overran ? "  ** scheduling overran the lead: lateness invalid **" : "") +
         (m.gc ? "" : "  (no forced GC available)"),
     );
+    if (ALSO_N) {
+      const big = measured(design, ALSO_N);
+      larger.get(design)!.push(big);
+      console.log(
+        `  rep ${rep} ${design.padEnd(9)} n=${ALSO_N}: cpu ${
+          big.dispatchCpuUsPerTask.toFixed(1)
+        } µs/task` + (big.overran ? "  ** scheduling overran the lead **" : ""),
+      );
+    }
   }
 }
 console.log("\nmedians of " + REPS + ` (${runtime}):\n`);
 const rows = [...runs.values()].map((ms) => median(ms));
 console.log(formatTable(rows));
+if (ALSO_N) {
+  console.log(`\nper task and per run (n=${N} and n=${ALSO_N} over the same span, medians):\n`);
+  console.log(formatSplit(rows.map((r) => [r, median(larger.get(r.design as DesignName)!)])));
+}
 // The wheel promises never to fire early; a negative start − due would be a bug to report.
 const early = rows.find((r) => r.design === "scheduler" && r.minMs < 0);
 if (early) console.log(`\n** the scheduler started a task ${-early.minMs} ms early **`);

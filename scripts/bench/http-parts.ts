@@ -1,0 +1,153 @@
+/**
+ * @module http-parts bench — where a one-task `POST /skedulr/api/tasks` on the embedded store
+ * spends the server's CPU: the same app served with one part of the submit taken out at a
+ * time, each in a fresh process, next to a Hono hello-world, driven by wrk:
+ *
+ *   bun scripts/bench/http-parts.ts [--reps 3] [--seconds 5] [--warmup 2] [--connections 50]
+ *                                   [--only hello,full,no-store,no-submit,no-growth]
+ *
+ * Variants (the server is `createApp` on a started Scheduler with its pools paused, as the
+ * `memory` cell of http.ts):
+ * - `full`: the real submit;
+ * - `no-store`: `MemoryStorage.enqueue` answers without storing (what the submitter costs);
+ * - `no-submit`: `submitMany` answers at once (what the HTTP path and its gates cost);
+ * - `no-growth`: each task stored, then dropped from the table and the ready queue (what a
+ *   store that grows by every task costs the process beyond the enqueue's own work).
+ *
+ * A diagnosis, not a target: figures vary ±1.5 µs a request between single runs.
+ */
+import process from "node:process";
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { requireWrk, wrk } from "./http-wrk.ts";
+import { processCpuMicros } from "./e2e-cpu.ts";
+import { freePort } from "../tools/redis-server.ts";
+
+const VARIANTS = ["full", "no-store", "no-submit", "no-growth"] as const;
+type Variant = typeof VARIANTS[number];
+const argv = process.argv.slice(2);
+const arg = (name: string, fallback: string) => {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 ? argv[i + 1] : fallback;
+};
+
+if (argv[0] === "--serve") await serveVariant(argv[1] as Variant | "hello", Number(argv[2]));
+else await run();
+
+/** One server process: the variant on `port`; prints "ready" once it listens. */
+async function serveVariant(variant: Variant | "hello", port: number): Promise<void> {
+  const { serve } = await import("../../src/adapters/serve.ts");
+  if (variant === "hello") {
+    const { Hono } = await import("hono");
+    const app = new Hono();
+    app.post("/skedulr/api/tasks", async (c) => {
+      const body = await c.req.json();
+      return c.json({ id: "hello", status: typeof body === "object" ? "queued" : "odd" }, 201);
+    });
+    await serve(app.fetch, { port, hostname: "127.0.0.1" });
+    return console.log("ready");
+  }
+  const { MemoryStorage, Scheduler } = await import("../../src/mod.ts");
+  const { TaskTable } = await import("../../src/storage/memory/task-table.ts");
+  const { createApp } = await import("../../routes/app.ts");
+  const storage = new MemoryStorage({});
+  const scheduler = new Scheduler({ storage, pools: { default: 4 } });
+  scheduler.register("noop", () => {});
+  await scheduler.start();
+  await scheduler.pause();
+  type Answer = { id: string; status: string };
+  if (variant === "no-submit") {
+    let n = 0;
+    Object.assign(scheduler, {
+      submitMany: () => Promise.resolve([{ id: `t${++n}`, kind: "task", status: "queued" }]),
+    });
+  } else if (variant === "no-store") {
+    Object.assign(storage, {
+      enqueue: (p: { tasks: { id: string }[] }) =>
+        Promise.resolve(p.tasks.map((t) => ({ id: t.id, status: "queued" }))),
+    });
+  } else if (variant === "no-growth") {
+    // The table of the store: the one whose insert runs (a bench's reach into private state).
+    let table: InstanceType<typeof TaskTable> | undefined;
+    const insert = TaskTable.prototype.insert;
+    TaskTable.prototype.insert = function (row, now) {
+      table = this;
+      return insert.call(this, row, now);
+    };
+    const enqueue = storage.enqueue.bind(storage);
+    Object.assign(storage, {
+      enqueue: async (p: Parameters<typeof enqueue>[0]) => {
+        const answers = await enqueue(p) as Answer[];
+        for (const a of answers) {
+          table!.rows.delete(a.id);
+          table!.popReady("default");
+        }
+        return answers;
+      },
+    });
+  }
+  const app = createApp({ scheduler, version: "bench" });
+  await serve(app.fetch, { port, hostname: "127.0.0.1" });
+  console.log("ready");
+}
+
+async function run(): Promise<void> {
+  requireWrk();
+  const reps = Number(arg("reps", "3"));
+  const o = {
+    seconds: Number(arg("seconds", "5")),
+    connections: Number(arg("connections", "50")),
+    threads: 1,
+  };
+  const warmup = Number(arg("warmup", "2"));
+  const body = JSON.stringify({ type: "noop", payload: { n: 1 } });
+  const names = arg("only", ["hello", ...VARIANTS].join(",")).split(",");
+  for (const n of names) {
+    if (n !== "hello" && !(VARIANTS as readonly string[]).includes(n)) {
+      throw new Error(`--only: unknown server "${n}" (hello, ${VARIANTS.join(", ")})`);
+    }
+  }
+  const results = new Map<string, { rps: number; cpu: number }[]>(names.map((n) => [n, []]));
+  for (let rep = 1; rep <= reps; rep++) {
+    for (const name of names) {
+      const port = await freePort();
+      const child = spawn(process.execPath, [
+        fileURLToPath(import.meta.url),
+        "--serve",
+        name,
+        String(port),
+      ], {
+        stdio: ["ignore", "pipe", "inherit"],
+      });
+      await new Promise<void>((resolve, reject) => {
+        child.stdout!.on("data", (d) => String(d).includes("ready") && resolve());
+        child.once("exit", (code) => reject(new Error(`${name} server exited ${code}`)));
+      });
+      const url = `http://127.0.0.1:${port}/skedulr/api/tasks`;
+      await wrk(url, body, { ...o, seconds: warmup });
+      const cpu0 = processCpuMicros(child.pid!);
+      const r = await wrk(url, body, o);
+      const cpu = (processCpuMicros(child.pid!) - cpu0) / r.requests;
+      child.kill("SIGKILL");
+      if (r.non2xx || r.errors) throw new Error(`${name}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+      results.get(name)!.push({ rps: r.perSecond, cpu });
+      console.log(
+        `rep ${rep} ${name.padEnd(9)} ${Math.round(r.perSecond).toLocaleString("en")} req/s, ` +
+          `${cpu.toFixed(1)} µs CPU a request`,
+      );
+    }
+  }
+  const mid = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+  const hello = mid(results.get("hello")!.map((x) => x.rps));
+  console.log(`\nmedians of ${reps}:\n\n| server | req/s | vs hello | CPU µs a request |`);
+  console.log("|---|---:|---:|---:|");
+  for (const [name, xs] of results) {
+    const rps = mid(xs.map((x) => x.rps));
+    console.log(
+      `| ${name} | ${Math.round(rps).toLocaleString("en")} | ${(rps / hello * 100).toFixed(0)}% | ${
+        mid(xs.map((x) => x.cpu)).toFixed(1)
+      } |`,
+    );
+  }
+  process.exit(0);
+}
