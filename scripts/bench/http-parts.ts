@@ -14,7 +14,8 @@
  * - `no-growth`: each task stored, then dropped from the table and the ready queue (what a
  *   store that grows by every task costs the process beyond the enqueue's own work).
  *
- * A diagnosis, not a target: figures vary ±1.5 µs a request between single runs.
+ * `deno run -A scripts/bench/http-parts.ts` runs the same on Deno. A diagnosis, not a target:
+ * figures vary ±1.5 µs a request between single runs.
  */
 import process from "node:process";
 import { spawn } from "node:child_process";
@@ -23,6 +24,8 @@ import { requireWrk, wrk } from "./http-wrk.ts";
 import { processCpuMicros } from "./e2e-cpu.ts";
 import { freePort } from "../tools/redis-server.ts";
 
+/** The same runtime for the servers: `deno run -A` under Deno. */
+const DENO_RUN = "Deno" in globalThis ? ["run", "-A"] : [];
 const VARIANTS = ["full", "no-store", "no-submit", "no-growth"] as const;
 type Variant = typeof VARIANTS[number];
 const argv = process.argv.slice(2);
@@ -112,6 +115,7 @@ async function run(): Promise<void> {
     for (const name of names) {
       const port = await freePort();
       const child = spawn(process.execPath, [
+        ...DENO_RUN,
         fileURLToPath(import.meta.url),
         "--serve",
         name,

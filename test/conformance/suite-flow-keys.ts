@@ -298,6 +298,30 @@ export function flowKeysSuite(backend: string, factory: StorageFactory): void {
       }
     });
 
+    it("a claim whose now is older than a peer's that ran first still counts its window's starts", async () => {
+      const h = await harness(factory, { start: false });
+      try {
+        const flowControl = { key: "late", parallelism: null, rate: 3, periodMs: 1_000 };
+        const tasks = Array.from({ length: 8 }, (_, i) => newTask(`l${i}`, T0, { flowControl }));
+        await h.storage.enqueue({ tasks, now: T0 });
+        const claim = (workerId: string, max: number, now: number) =>
+          h.storage.claim({ pool: "default", max, owner: { workerId, leaseMs: 60_000 }, now });
+        assert.equal((await claim("a", 3, T0)).length, 3, "the rate's 3 at T0");
+        // B's call, read at T0 + 1000, runs first and takes one; C's, read at T0 + 900 (its
+        // worker was slow to send it), runs after. In C's window (T0 - 100, T0 + 900] A's
+        // three starts still count: C may take none, whatever B's call saw.
+        assert.equal((await claim("b", 1, T0 + 1_000)).length, 1);
+        const late = await claim("c", 10, T0 + 900);
+        assert.deepEqual(late.map((t) => t.id), [], "no start beyond the rate in C's window");
+        assert.ok(late.heldUntil !== undefined && late.heldUntil > T0 + 900, "C is told when");
+        // From T0 + 1000 on, A's starts are out of every window: two more tokens (B took one).
+        await h.storage.promoteDue({ now: T0 + 2_000, limit: 10 });
+        assert.equal((await claim("d", 10, T0 + 1_001)).length, 2);
+      } finally {
+        await h.close();
+      }
+    });
+
     it("a batch of completions moves back only as many parked tasks as slots freed", async () => {
       const h = await harness(factory, { start: false });
       try {

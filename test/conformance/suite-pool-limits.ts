@@ -15,6 +15,7 @@ import {
 } from "./harness.ts";
 import { gate } from "../../scripts/tools/wait.ts";
 import { Faults } from "../helpers/faulty-storage.ts";
+import { newTask } from "../../scripts/tools/new-task.ts";
 
 /** A handler that holds each attempt until the test lets it go, counting the peak. */
 function holder() {
@@ -191,6 +192,31 @@ export function poolLimitsSuite(backend: string, factory: StorageFactory): void 
         const stats = (await h.s.stats()).pools.default;
         assert.deepEqual(stats.rateLimit, { max: scaled(h, 5), perMs: 500 });
         assert.equal(stats.startsInWindow, 3);
+      } finally {
+        await h.close();
+      }
+    });
+
+    it("rateLimit: a claim whose now is older than a peer's that ran first still counts its window's starts", async () => {
+      const h = await harness(factory, { start: false });
+      try {
+        await h.storage.setPoolLimits({
+          pool: "default",
+          limits: { rateLimit: { max: scaled(h, 3), perMs: 1_000 } },
+        });
+        const tasks = Array.from(
+          { length: 8 },
+          (_, i) => newTask(`p${i}`, T0, { partitionKey: TOGETHER.partitionKey }),
+        );
+        await h.storage.enqueue({ tasks, now: T0 });
+        const claim = (workerId: string, max: number, now: number) =>
+          h.storage.claim({ pool: "default", max, owner: { workerId, leaseMs: 60_000 }, now });
+        assert.equal((await claim("a", 3, T0)).length, 3, "the rate's 3 at T0");
+        // B's call (read at T0 + 1000) runs before C's (read at T0 + 900, sent late): A's
+        // starts are still in C's window, so C takes none (see the flow key's case).
+        assert.equal((await claim("b", 1, T0 + 1_000)).length, 1);
+        assert.equal((await claim("c", 10, T0 + 900)).length, 0, "no start beyond the rate");
+        assert.equal((await claim("d", 10, T0 + 1_001)).length, 2, "B took one of three");
       } finally {
         await h.close();
       }

@@ -264,6 +264,25 @@ export const MUTANTS: Mutant[] = [
     filter: "rate-parked key wakes when its next token frees",
   },
   {
+    id: "start-log-trimmed-to-call-window",
+    why: "a claim sent late (an older now than a peer's that ran first) never exceeds a rate",
+    file: "src/storage/redis/lua/includes/start-log.lua",
+    find: "  redis.call('ZREMRANGEBYRANK', log, 0, -(max + 1))\n",
+    replace: "  redis.call('ZREMRANGEBYSCORE', log, '-inf', text(now - per))\n" +
+      "  redis.call('ZREMRANGEBYRANK', log, 0, -(max + 1))\n",
+    tests: [REDIS],
+    filter: "now is older than a peer's",
+  },
+  {
+    id: "memory-start-log-trimmed-to-call-window",
+    why: "a claim sent late (an older now than a peer's that ran first) never exceeds a rate",
+    file: "src/storage/memory/start-log.ts",
+    find: "  if (log.length > max) log.splice(0, log.length - max);",
+    replace: "  log.splice(0, Math.max(windowStart(log, perMs, now), log.length - max));",
+    tests: [MEMORY],
+    filter: "now is older than a peer's",
+  },
+  {
     id: "claim-never-writes-flow-counts",
     why: "a claim's takes and parks of flow keys are stored (one write for the whole batch)",
     file: "src/storage/redis/lua/claim-1.lua",

@@ -13,7 +13,7 @@ import {
   type StorageEvent,
 } from "../types.ts";
 import type { Row } from "./task-table.ts";
-import { logTokens } from "./start-log.ts";
+import { logNextAt, logStarts, logTokens } from "./start-log.ts";
 
 /** Candidates a claim may scan past its `max` (parking those of keys at their limit). */
 export const FLOW_SCAN_EXTRA = 64;
@@ -139,7 +139,7 @@ export class FlowTable {
     this.#rated.add(key);
     let log = this.#starts.get(key);
     if (!log) this.#starts.set(key, log = []);
-    log.push(now);
+    logStarts(log, 1, now);
   }
 
   /** Parks a queued row popped from its ready queue. */
@@ -169,10 +169,9 @@ export class FlowTable {
     this.#d.emit({ kind: "delayed", id: `~${key}`, runAt: at });
   }
 
-  /** When the key's next token frees: its oldest start + period (now + period: none). */
+  /** When the key's next token frees: its oldest start in the window + period (see logNextAt). */
   nextToken(key: string, now: number): number {
-    const f = this.#flow(key);
-    return (this.#starts.get(key)?.[0] ?? now) + f.limits.periodMs!;
+    return logNextAt(this.#starts.get(key) ?? [], this.#flow(key).limits.periodMs!, now);
   }
 
   /**
@@ -228,6 +227,9 @@ export class FlowTable {
       }
       this.#seen.delete(key);
       this.#flows.delete(key);
+      // Its start log goes once no window can hold its starts (Redis: the log's PEXPIRE).
+      const log = this.#starts.get(key), per = f?.limits.periodMs ?? 0;
+      if (!log || log[log.length - 1] <= now - per) this.#starts.delete(key);
     }
   }
 

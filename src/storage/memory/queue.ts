@@ -193,7 +193,7 @@ export class MemoryQueue implements QueueStore {
     const armed = flows.armed();
     if (armed !== undefined && (wake === undefined || armed < wake)) wake = armed;
     if (rateBound && (wake === undefined || wake > now) && this.#t.readyCount(pool) > 0) {
-      const at = limits.nextStartAt(pool);
+      const at = limits.nextStartAt(pool, now);
       if (at !== undefined && (wake === undefined || at < wake)) wake = at;
     }
     if (wake !== undefined) out.heldUntil = wake;

@@ -14,7 +14,7 @@ import type {
 } from "../params.ts";
 import type { InstanceRegistry } from "../storage.ts";
 import type { InstanceInfo, PoolControl } from "../types.ts";
-import { logTokens } from "./start-log.ts";
+import { logCount, logNextAt, logStarts, logTokens } from "./start-log.ts";
 
 export class InstanceTable implements InstanceRegistry {
   readonly #events: Listeners;
@@ -46,10 +46,7 @@ export class InstanceTable implements InstanceRegistry {
     return this.#pools.get(pool)?.globalConcurrency ?? null;
   }
 
-  /**
-   * Starts the rate limit allows now (Infinity: none), after trimming the log to the window
-   * `(now - perMs, now]` and to its newest `max` (older ones can never matter again).
-   */
+  /** Starts the rate limit allows now (Infinity: none); see start-log.ts. */
   rateTokens(pool: string, now: number): number {
     const rate = this.#pools.get(pool)?.rateLimit;
     if (!rate) return Infinity;
@@ -61,17 +58,15 @@ export class InstanceTable implements InstanceRegistry {
     if (!this.#pools.get(pool)?.rateLimit || n <= 0) return;
     let log = this.#starts.get(pool);
     if (!log) this.#starts.set(pool, log = []);
-    let at = log.length;
-    while (at > 0 && log[at - 1] > now) at--;
-    log.splice(at, 0, ...new Array<number>(n).fill(now));
+    logStarts(log, n, now);
   }
 
-  /** When the next start is allowed while the log is full: its oldest start + perMs. */
-  nextStartAt(pool: string): number | undefined {
+  /** When the next start is allowed while the window is full at `now` (see logNextAt). */
+  nextStartAt(pool: string, now: number): number | undefined {
     const rate = this.#pools.get(pool)?.rateLimit;
     const log = this.#starts.get(pool);
-    if (!rate || !log || log.length < rate.max) return undefined;
-    return log[0] + rate.perMs;
+    if (!rate || !log || logCount(log, rate.perMs, now) < rate.max) return undefined;
+    return logNextAt(log, rate.perMs, now);
   }
 
   setPoolLimits({ pool, limits, ifAbsent }: PoolLimitsParams): Promise<void> {

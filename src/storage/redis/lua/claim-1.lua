@@ -21,12 +21,12 @@
 
   Cluster-wide limits (control hash, setPoolLimits-1.lua) cap the take: `global:<pool>`
   minus the pool's `running` count, and `rate:<pool>` ("<max>/<perMs>") minus the starts
-  logged in starts:<pool> inside (now - perMs, now]. The log is trimmed here to that window
-  and to its newest max entries (bounded; older entries can never matter again), and each
-  claimed task adds its start (score now, member its token). The claim's list may end with
-  one integer after the tasks: when the worker should claim again (now: the scan hit its
-  bound or unparked tasks; later: the pool's rate limit or a rate-parked key allows the next
-  start then).
+  logged in starts:<pool> after now - perMs (later ones too: a peer's call with a later now
+  may have run first). The log is trimmed here to its newest max entries (bounded: older
+  entries can never matter again), and each claimed task adds its start (score now, member
+  its token). The claim's list may end with one integer after the tasks: when the worker
+  should claim again (now: the scan hit its bound or unparked tasks; later: the pool's rate
+  limit or a rate-parked key allows the next start then).
 
   Returns one list per claim, in ARGV order, of the claimed tasks, each as the values of
   CLAIMED_FIELDS (nil for an absent field) with the id in place of status, the new attempt
@@ -225,7 +225,7 @@ local function claim(now, pool, max, workerId, leaseUntil)
     callChunked('ZADD', starts, log)
   end
   if rateBound and (not wake or wake > at) and
-      readyAny(pool) and redis.call('ZCARD', starts) >= rateMax then
+      readyAny(pool) and logCount(starts, per, at) >= rateMax then
     local next = logNextAt(starts, per, at)
     if not wake or next < wake then wake = next end
   end

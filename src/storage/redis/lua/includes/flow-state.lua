@@ -17,7 +17,7 @@
                           is parked (a claim of one of its tasks later restores the limits
                           from the task's body)
   flowstarts:<key>  zset  the key's recent starts (score = start, member = claim token),
-                          trimmed to the window and to the newest `rate`; expires
+                          trimmed to the newest `rate`; expires
                           FLOW_STARTS_GRACE_MS after `per` (Redis's clock may run ahead)
   parked:<key>      zset  its queued tasks held back by a limit, with the score and member
                           they had in ready:<pool> (so they go back to the same place)

@@ -82,7 +82,7 @@
     flowl:<key>      string  a flow key's limits "par|rate|per" (the latest submit's)
     flowkeys         zset    flow key -> its last submit; keys idle a day are forgotten
     flowstarts:<key> zset    a rate-limited flow key's recent starts (score = start, member =
-                             claim token), trimmed to its window and newest `rate`
+                             claim token), trimmed to its newest `rate`
     parked:<key>     zset    a flow key's queued tasks held back by its limit, score =
                              -priority, member as in rl:<prio>:<pool>
     flowparked       hash    pool -> its parked tasks (counted as queued)
@@ -90,7 +90,7 @@
                              mirrored by a member `<16 zeros>~<key>` of `delayed` (promoteDue)
     starts:<pool>    zset    a rate-limited pool's recent starts (claim-1.lua), score = start
                              time (the claimer's now), member = claim token; trimmed by the
-                             claim to its window and to the newest `max`; deleted with the
+                             claim to its newest `max`; deleted with the
                              limit
     totals           hash    succeeded / failedAttempts / dead / stalled / expired
     attempts         stream  finished attempts (includes/attempts.lua), entry `<seq>-0`
