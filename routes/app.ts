@@ -145,7 +145,12 @@ export function createApp(options: CreateAppOptions): Hono<SkedulrEnv> {
       `createApp: requestTimeoutMs must be an integer 1..2147483647, got ${timeoutMs}`,
     );
   }
-  const deadlines = new RequestDeadlines(timeoutMs);
+  // The scheduler's clock unrefs timers when a runtime adapter made it (runtimeClock).
+  const { clock } = scheduler;
+  const deadlines = new RequestDeadlines(
+    timeoutMs,
+    clock.unrefTimer ? (timer) => clock.unrefTimer!(timer) : undefined,
+  );
   const deadline = deadlines.middleware;
   const credentials = new Credentials(token, options.keys ?? []);
   const { allowedHosts, trustProxy } = accessOptions(options, credentials.open);

@@ -66,7 +66,7 @@ class RequestClock implements Deadline {
 class Deadlines {
   readonly #clocks = new Set<RequestClock>();
   #timer: ReturnType<typeof setTimeout> | undefined = undefined;
-  constructor(readonly ms: number) {}
+  constructor(readonly ms: number, readonly unref: ((timer: unknown) => void) | undefined) {}
 
   add(clock: RequestClock): void {
     clock.due = performance.now() + this.ms;
@@ -82,8 +82,10 @@ class Deadlines {
 
   remove(clock: RequestClock): void {
     this.#clocks.delete(clock);
-    // No timer left behind once nothing is in flight (a process or a test may end then).
-    if (this.#clocks.size === 0 && this.#timer !== undefined) {
+    // No timer left behind once nothing is in flight (a process or a test may end then),
+    // unless it is unref'd: then it stays armed between requests, one timer per `ms` under
+    // steady traffic instead of a timer pair per request (~5 µs of a request's CPU on Deno).
+    if (this.unref === undefined && this.#clocks.size === 0 && this.#timer !== undefined) {
       clearTimeout(this.#timer);
       this.#timer = undefined;
     }
@@ -91,6 +93,7 @@ class Deadlines {
 
   #arm(wait: number): void {
     this.#timer = setTimeout(() => this.#sweep(), Math.max(1, Math.ceil(wait)));
+    this.unref?.(this.#timer);
   }
 
   /** Fails the requests whose deadline fell; a held one gets a whole deadline more. */
@@ -121,8 +124,12 @@ class Deadlines {
  */
 export class RequestDeadlines {
   readonly #deadlines: Deadlines;
-  constructor(readonly ms: number) {
-    this.#deadlines = new Deadlines(ms);
+  /**
+   * `unref`: the runtime's timer unref (a Clock's `unrefTimer`), when it has one; its timer
+   * may then outlive the requests (see `Deadlines.remove`).
+   */
+  constructor(readonly ms: number, unref?: (timer: unknown) => void) {
+    this.#deadlines = new Deadlines(ms, unref);
   }
 
   /** Runs `work`, which may hold the clock it is given; rejects when the deadline falls. */

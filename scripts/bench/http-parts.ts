@@ -53,8 +53,11 @@ async function serveVariant(variant: Variant | "hello", port: number): Promise<v
   const { MemoryStorage, Scheduler } = await import("../../src/mod.ts");
   const { TaskTable } = await import("../../src/storage/memory/task-table.ts");
   const { createApp } = await import("../../routes/app.ts");
+  const { runtimeClock } = await import("../../src/adapters/runtime.ts");
   const storage = new MemoryStorage({});
-  const scheduler = new Scheduler({ storage, pools: { default: 4 } });
+  // The worker's clock (scripts/entry/boot.ts): the API's deadline timer is unref'd with it.
+  const clock = process.env.PARTS_SYSTEM_CLOCK ? undefined : runtimeClock;
+  const scheduler = new Scheduler({ storage, pools: { default: 4 }, clock });
   scheduler.register("noop", () => {});
   await scheduler.start();
   await scheduler.pause();

@@ -283,6 +283,14 @@ export const MUTANTS: Mutant[] = [
     filter: "now is older than a peer's",
   },
   {
+    id: "deadline-timer-cleared-per-request",
+    why: "with the runtime's unref the request deadline keeps one timer between requests",
+    file: "routes/deadline.ts",
+    find: "if (this.unref === undefined && this.#clocks.size === 0 && this.#timer !== undefined) {",
+    replace: "if (this.#clocks.size === 0 && this.#timer !== undefined) {",
+    tests: ["test/unit/api-deadline-timer.test.ts"],
+  },
+  {
     id: "claim-never-writes-flow-counts",
     why: "a claim's takes and parks of flow keys are stored (one write for the whole batch)",
     file: "src/storage/redis/lua/claim-1.lua",
