@@ -1,7 +1,7 @@
 /**
  * @module http-parts bench — where a one-task `POST /skedulr/api/tasks` on the embedded store
  * spends the server's CPU: the same app served with one part of the submit taken out at a
- * time, each in a fresh process, next to a Hono hello-world, driven by wrk:
+ * time, each in a fresh process, next to http.ts's Hono hello-world, driven by wrk:
  *
  *   bun scripts/bench/http-parts.ts [--reps 3] [--seconds 5] [--warmup 2] [--connections 50]
  *                                   [--only hello,full,no-store,no-submit,no-growth]
@@ -18,14 +18,13 @@
  * figures vary ±1.5 µs a request between single runs.
  */
 import process from "node:process";
-import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { requireWrk, wrk } from "./http-wrk.ts";
 import { processCpuMicros } from "./e2e-cpu.ts";
-import { freePort } from "../tools/redis-server.ts";
+import { ready, startWorker } from "../tools/worker-process.ts";
 
-/** The same runtime for the servers: `deno run -A` under Deno. */
-const DENO_RUN = "Deno" in globalThis ? ["run", "-A"] : [];
+/** The servers run on this runtime: `deno run -A` under Deno. */
+const RUNTIME = "Deno" in globalThis ? [process.execPath, "run", "-A"] : [process.execPath];
 const VARIANTS = ["full", "no-store", "no-submit", "no-growth"] as const;
 type Variant = typeof VARIANTS[number];
 const argv = process.argv.slice(2);
@@ -34,22 +33,13 @@ const arg = (name: string, fallback: string) => {
   return i >= 0 ? argv[i + 1] : fallback;
 };
 
-if (argv[0] === "--serve") await serveVariant(argv[1] as Variant | "hello", Number(argv[2]));
+// A server process of this script serves one variant (PARTS_VARIANT) on PORT.
+if (process.env.PARTS_VARIANT) await serveVariant(process.env.PARTS_VARIANT as Variant);
 else await run();
 
-/** One server process: the variant on `port`; prints "ready" once it listens. */
-async function serveVariant(variant: Variant | "hello", port: number): Promise<void> {
+/** One server process: the variant on PORT (its healthz answers once it listens). */
+async function serveVariant(variant: Variant): Promise<void> {
   const { serve } = await import("../../src/adapters/serve.ts");
-  if (variant === "hello") {
-    const { Hono } = await import("hono");
-    const app = new Hono();
-    app.post("/skedulr/api/tasks", async (c) => {
-      const body = await c.req.json();
-      return c.json({ id: "hello", status: typeof body === "object" ? "queued" : "odd" }, 201);
-    });
-    await serve(app.fetch, { port, hostname: "127.0.0.1" });
-    return console.log("ready");
-  }
   const { MemoryStorage, Scheduler } = await import("../../src/mod.ts");
   const { TaskTable } = await import("../../src/storage/memory/task-table.ts");
   const { createApp } = await import("../../routes/app.ts");
@@ -93,8 +83,7 @@ async function serveVariant(variant: Variant | "hello", port: number): Promise<v
     });
   }
   const app = createApp({ scheduler, version: "bench" });
-  await serve(app.fetch, { port, hostname: "127.0.0.1" });
-  console.log("ready");
+  await serve(app.fetch, { port: Number(process.env.PORT), hostname: "127.0.0.1" });
 }
 
 async function run(): Promise<void> {
@@ -116,26 +105,21 @@ async function run(): Promise<void> {
   const results = new Map<string, { rps: number; cpu: number }[]>(names.map((n) => [n, []]));
   for (let rep = 1; rep <= reps; rep++) {
     for (const name of names) {
-      const port = await freePort();
-      const child = spawn(process.execPath, [
-        ...DENO_RUN,
-        fileURLToPath(import.meta.url),
-        "--serve",
-        name,
-        String(port),
-      ], {
-        stdio: ["ignore", "pipe", "inherit"],
-      });
-      await new Promise<void>((resolve, reject) => {
-        child.stdout!.on("data", (d) => String(d).includes("ready") && resolve());
-        child.once("exit", (code) => reject(new Error(`${name} server exited ${code}`)));
-      });
-      const url = `http://127.0.0.1:${port}/skedulr/api/tasks`;
+      // hello: the `hello` cell's app of http.ts, on its own path.
+      const server = await ready(
+        name === "hello"
+          ? await startWorker({}, "scripts/bench/http-hello.ts", RUNTIME)
+          : await startWorker({ PARTS_VARIANT: name }, fileURLToPath(import.meta.url), RUNTIME),
+      );
+      const url = name === "hello"
+        ? server.url.replace(/\/skedulr$/, "/")
+        : `${server.url}/api/tasks`;
+      const pid = server.child.pid!;
       await wrk(url, body, { ...o, seconds: warmup });
-      const cpu0 = processCpuMicros(child.pid!);
+      const cpu0 = processCpuMicros(pid);
       const r = await wrk(url, body, o);
-      const cpu = (processCpuMicros(child.pid!) - cpu0) / r.requests;
-      child.kill("SIGKILL");
+      const cpu = (processCpuMicros(pid) - cpu0) / r.requests;
+      await server.stop("SIGKILL");
       if (r.non2xx || r.errors) throw new Error(`${name}: ${r.non2xx} non-2xx, ${r.errors} errors`);
       results.get(name)!.push({ rps: r.perSecond, cpu });
       console.log(
@@ -145,15 +129,16 @@ async function run(): Promise<void> {
     }
   }
   const mid = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
-  const hello = mid(results.get("hello")!.map((x) => x.rps));
+  const helloRuns = results.get("hello");
+  const hello = helloRuns ? mid(helloRuns.map((x) => x.rps)) : NaN;
   console.log(`\nmedians of ${reps}:\n\n| server | req/s | vs hello | CPU µs a request |`);
   console.log("|---|---:|---:|---:|");
   for (const [name, xs] of results) {
     const rps = mid(xs.map((x) => x.rps));
     console.log(
-      `| ${name} | ${Math.round(rps).toLocaleString("en")} | ${(rps / hello * 100).toFixed(0)}% | ${
-        mid(xs.map((x) => x.cpu)).toFixed(1)
-      } |`,
+      `| ${name} | ${Math.round(rps).toLocaleString("en")} | ${
+        hello ? `${(rps / hello * 100).toFixed(0)}%` : "–"
+      } | ${mid(xs.map((x) => x.cpu)).toFixed(1)} |`,
     );
   }
   process.exit(0);
