@@ -1677,4 +1677,20 @@ export const MUTANTS: Mutant[] = [
     replace: "",
     tests: ["test/unit/api-deadline.test.ts"],
   },
+  {
+    id: "claim-skips-later-fields",
+    why: "a task claimed before is claimed with what its attempts left: its error and stalls",
+    file: "src/storage/redis/lua/claim-1.lua",
+    find: "    if v[ATTEMPT] then\n",
+    replace: "    if false then\n",
+    tests: ["test/unit/redis-differential.test.ts"],
+  },
+  {
+    id: "small-text-wrong",
+    why: "numbers go to Redis as their own text: a cached small number is that number",
+    file: "src/storage/redis/lua/includes/values.lua",
+    find: "for n = 1, 255 do SMALL_TEXT[n] = n .. '' end",
+    replace: "for n = 1, 255 do SMALL_TEXT[n] = (n + 1) .. '' end",
+    tests: ["test/unit/redis-differential.test.ts"],
+  },
 ];

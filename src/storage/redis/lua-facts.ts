@@ -34,7 +34,7 @@ import { DURATION_SAMPLES } from "../stats.ts";
 import { TASK_EVENT_BUFFER, TASK_EVENT_CHUNK } from "../../core/task-event.ts";
 import { FLOW_KEYS_LISTED, FLOW_KEYS_SCAN } from "../types.ts";
 import { ATTEMPT_FIELDS } from "./attempt-codec.ts";
-import { CLAIMED_FIELDS } from "./claims.ts";
+import { CLAIMED_FIELDS, CLAIMED_LATER } from "./claims.ts";
 import { SHORT_HEAD, SHORT_HEAD_DEFAULTS, TASK_HEAD, TASK_OPTIONS } from "./codec.ts";
 import { Code } from "./codes.ts";
 import { INDEX_BUCKET, INDEXED_STATUSES, SEQ_WIDTH, SUBMIT_KEY_GRACE_MS } from "./keys.ts";
@@ -143,6 +143,11 @@ export const LUA_FACTS: readonly LuaFact[] = [
   { name: "TASK_EVENT_CHUNK", value: TASK_EVENT_CHUNK, from: "src/core/task-event.ts" },
   { name: "TASK_EVENT_BUFFER", value: TASK_EVENT_BUFFER, from: "src/core/task-event.ts" },
   { name: "CLAIMED_FIELDS", value: CLAIMED_FIELDS, from: "src/storage/redis/claims.ts" },
+  {
+    name: "CLAIMED_FIRST",
+    value: CLAIMED_FIELDS.length - CLAIMED_LATER,
+    from: "src/storage/redis/claims.ts: the fields of CLAIMED_FIELDS every claim reads",
+  },
   { name: "CALLBACK_TYPE", value: CALLBACK_TYPE, from: "src/core/callback.ts" },
   { name: "CALLBACK_MAX_RETRIES", value: CALLBACK_MAX_RETRIES, from: "src/core/callback.ts" },
   { name: "CALLBACK_ID_PREFIX", value: CALLBACK_ID_PREFIX, from: "src/core/callback.ts" },

@@ -34,7 +34,9 @@
   attempt must present) in place of progress: a claimed task is decoded by position
   (CLAIMED_FIELDS comes from src/storage/redis/claims.ts), which halves the reply and spares
   the worker one field-name string per value. The fields the claim itself sets (status,
-  pool, startedAt, workerId, progress) are not sent back.
+  pool, startedAt, workerId, progress) are not sent back. The fields after CLAIMED_FIRST
+  are written only by attempts: they are read (a second HMGET) only for a task that has an
+  attempt field, so a first attempt's list ends with its token.
 ]]
 --- @include "prefix"
 --- @include "tkey"
@@ -94,7 +96,8 @@ local function take(now, pool, max, workerId, leaseUntil)
     local batch, fromFront = readyRead(pool, priority, asked)
     local values = {}
     for i = 1, #batch do
-      values[i] = redis.call('HMGET', tkey(string.sub(batch[i], SEQ_WIDTH + 1)), unpack(CLAIMED_FIELDS))
+      values[i] = redis.call('HMGET', tkey(string.sub(batch[i], SEQ_WIDTH + 1)),
+        unpack(CLAIMED_FIELDS, 1, CLAIMED_FIRST))
     end
     local used, reread = 0, false
     for i = 1, #batch do
@@ -173,6 +176,11 @@ local function take(now, pool, max, workerId, leaseUntil)
     local k = tkey(id)
     local attempt, token = (tonumber(v[ATTEMPT]) or 0) + 1, text(claimSeq + i)
     local attemptText = text(attempt)
+    -- Progress, error and stalls are written by attempts: a first one has none of them.
+    if v[ATTEMPT] then
+      local later = redis.call('HMGET', k, unpack(CLAIMED_FIELDS, CLAIMED_FIRST + 1))
+      for j = 1, #later do v[CLAIMED_FIRST + j] = later[j] end
+    end
     redis.call('HSET', k, 'status', 'running', 'attempt', attemptText, 'startedAt', now,
       'workerId', workerId, 'claimSeq', token)
     if v[PROGRESS] then redis.call('HDEL', k, 'progress') end

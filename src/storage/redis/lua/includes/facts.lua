@@ -39,11 +39,12 @@ local SHORT_HEAD = {'id', 'type', 'payload', 'body'} -- src/storage/redis/codec.
 local shortHead = function(argv, i) return {id = argv[i + 0], type = argv[i + 1], payload = argv[i + 2], body = argv[i + 3], pool = 'default', priority = '0', maxRetries = '0', plain = true} end -- src/storage/redis/codec.ts: a plain task at its head's defaults: SHORT_HEAD from argv[i], the pool, priority and maxRetries at their defaults, and `plain`
 local TASK_EVENT_CHUNK = 100 -- src/core/task-event.ts
 local TASK_EVENT_BUFFER = 10000 -- src/core/task-event.ts
-local CLAIMED_FIELDS = {'status', 'attempt', 'progress', 'type', 'priority', 'payload', 'maxRetries', 'error', 'runAt', 'key', 'body', 'stalls', 'expiresAt', 'fk', 'seq'} -- src/storage/redis/claims.ts
+local CLAIMED_FIELDS = {'status', 'attempt', 'type', 'priority', 'payload', 'maxRetries', 'runAt', 'key', 'body', 'expiresAt', 'fk', 'seq', 'progress', 'error', 'stalls'} -- src/storage/redis/claims.ts
+local CLAIMED_FIRST = 12 -- src/storage/redis/claims.ts: the fields of CLAIMED_FIELDS every claim reads
 local CALLBACK_TYPE = 'callback' -- src/core/callback.ts
 local CALLBACK_MAX_RETRIES = 8 -- src/core/callback.ts
 local CALLBACK_ID_PREFIX = '__cb_' -- src/core/callback.ts
 local CALLBACK_ID_PROBES = 100 -- src/core/callback.ts
 local CALLBACK_BODY = '"timeoutMs":null,"backoff":{"type":"exponential","baseMs":5000,"maxMs":600000,"jitter":0.1},"scheduleId":null,"dependsOn":[],"onSuccessOf":null,"onFailureOf":null,"maxStalls":3' -- src/core/callback.ts: callbackTask's body fields but createdAt, as JSON members
-local CLAIMED_AT = {status = 1, attempt = 2, progress = 3, type = 4, priority = 5, payload = 6, maxRetries = 7, error = 8, runAt = 9, key = 10, body = 11, stalls = 12, expiresAt = 13, fk = 14, seq = 15} -- src/storage/redis/claims.ts: CLAIMED_FIELDS, 1-based
+local CLAIMED_AT = {status = 1, attempt = 2, type = 3, priority = 4, payload = 5, maxRetries = 6, runAt = 7, key = 8, body = 9, expiresAt = 10, fk = 11, seq = 12, progress = 13, error = 14, stalls = 15} -- src/storage/redis/claims.ts: CLAIMED_FIELDS, 1-based
 local ATTEMPT_AT = {taskId = 1, type = 2, pool = 3, attempt = 4, status = 5, error = 6, startedAt = 7, finishedAt = 8, durationMs = 9, workerId = 10} -- src/storage/redis/attempt-codec.ts: ATTEMPT_FIELDS, 1-based

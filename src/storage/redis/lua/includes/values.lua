@@ -5,9 +5,19 @@
 -- Number to text. Lua's own conversion (tostring, and passing a number to redis.call, which
 -- Redis formats with "%.17g": ~2k instructions) goes through printf's floating-point path,
 -- ~3x the cost of an integer format: pass redis.call text made here.
+-- Small counts (attempts, batch sizes) as text, made when the library loads (`..` formats
+-- an integer below 2^53 exactly); the last number again is its last text (a finished
+-- task's seq names two stream entries).
+local SMALL_TEXT = {[0] = '0'}
+for n = 1, 255 do SMALL_TEXT[n] = n .. '' end
+local lastNumber, lastText = nil, nil --- @per-call
 local function text(n)
-  if n % 1 == 0 and n > -1e15 and n < 1e15 then return string.format('%d', n) end
-  return tostring(n)
+  local s = SMALL_TEXT[n]
+  if s then return s end
+  if n == lastNumber then return lastText end
+  if n % 1 == 0 and n > -1e15 and n < 1e15 then s = string.format('%d', n) else s = tostring(n) end
+  lastNumber, lastText = n, s
+  return s
 end
 
 local function num(v)
