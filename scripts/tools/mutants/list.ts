@@ -1693,4 +1693,20 @@ export const MUTANTS: Mutant[] = [
     replace: "for n = 1, 255 do SMALL_TEXT[n] = (n + 1) .. '' end",
     tests: ["test/unit/redis-differential.test.ts"],
   },
+  {
+    id: "row-index-one-chunk",
+    why: "the embedded store keeps rows in chunks by creation time, not in one Map",
+    file: "src/storage/memory/row-index.ts",
+    find: "  return key * 16 + n;\n",
+    replace: "  return 0;\n",
+    tests: ["test/unit/row-index.test.ts"],
+  },
+  {
+    id: "row-index-delete-keeps-size",
+    why: "the embedded store's row count drops when a row goes",
+    file: "src/storage/memory/row-index.ts",
+    find: "    this.#size--;\n",
+    replace: "",
+    tests: ["test/unit/row-index.test.ts"],
+  },
 ];

@@ -313,7 +313,9 @@ export class MemoryQueue implements QueueStore {
 
   resubmitMatching({ filter, now }: ResubmitMatchingParams): Promise<number> {
     const match = taskMatcher<Row>(filter, (row) => row.payloadJson);
-    const ids = [...this.#t.rows.values()].filter(match).map((row) => row.id);
+    // Oldest first, as the Redis store walks its index (rows are kept in chunks, not in order).
+    const ids = [...this.#t.rows.values()].filter(match).sort((a, b) => a.order - b.order)
+      .map((row) => row.id);
     let n = 0;
     for (const id of ids) {
       try {

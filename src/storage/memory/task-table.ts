@@ -11,11 +11,12 @@ import { FlowTable } from "./flows.ts";
 import { ExpiryIndex } from "./expiries.ts";
 import { Row } from "./row.ts";
 import { RowHeap } from "./row-heap.ts";
+import { RowIndex } from "./row-index.ts";
 
 export { Row } from "./row.ts";
 
 export class TaskTable {
-  readonly rows = new Map<string, Row>();
+  readonly rows = new RowIndex<Row>();
   readonly counts = Object.fromEntries(ALL_STATUSES.map((s) => [s, 0])) as Record<
     TaskStatus,
     number
