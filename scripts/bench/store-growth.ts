@@ -78,7 +78,10 @@ function run(): void {
     }
   }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
-  const header = Array.from({ length: Math.ceil(TASKS / BLOCK) }, (_, i) => `to ${(i + 1) * BLOCK}`);
+  const header = Array.from(
+    { length: Math.ceil(TASKS / BLOCK) },
+    (_, i) => `to ${(i + 1) * BLOCK}`,
+  );
   console.log(`\n| checkout | ${header.join(" | ")} | all | RSS MB |`);
   console.log(`|---|${header.map(() => "---:").join("|")}|---:|---:|`);
   for (const [name, ms] of runs) {
