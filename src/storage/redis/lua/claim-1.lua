@@ -76,7 +76,9 @@ local function take(now, pool, max, workerId, leaseUntil)
   local budget = max + FLOW_SCAN_EXTRA
   local at = tonumber(now)
   -- heads: per flow key, the first of its parked tasks ({score, member}, false: none).
-  local picked, heads, unpark, rateParked = {}, {}, {}, {}
+  -- picked: the values of each task taken, its id in place of its status (as the reply has
+  -- it); quickly: the positions in picked of tasks whose flow key took its slot quickly.
+  local picked, quickly, heads, unpark, rateParked = {}, {}, {}, {}, {}
   local expiryDue = anyExpiryDue(now)
   local scanned, dropped, want, exhausted = 0, 0, max, false
   -- Each read takes the front of the highest priority's list: `max` candidates first; only
@@ -136,10 +138,13 @@ local function take(now, pool, max, workerId, leaseUntil)
           if room > 0 and behind then unpark[fk] = true end
         end
         if quick then
-          picked[#picked + 1] = {id, v, true}
+          v[STATUS] = id
+          picked[#picked + 1] = v
+          quickly[#picked] = true
         elseif room > 0 and not behind then
           if fk then flowTake(fk, flowOf(fk)) end
-          picked[#picked + 1] = {id, v}
+          v[STATUS] = id
+          picked[#picked + 1] = v
         else
           if why == 'rate' then rateParked[fk] = true end
           park(id, fk, pool, text(score), member, why or 'parallelism')
@@ -172,7 +177,8 @@ local function take(now, pool, max, workerId, leaseUntil)
   local out, leases = {}, {}
   local claimSeq = seqRange(#picked) - 1
   for i = 1, #picked do
-    local id, v = picked[i][1], picked[i][2]
+    local v = picked[i]
+    local id = v[STATUS]
     local k = tkey(id)
     local attempt, token = (tonumber(v[ATTEMPT]) or 0) + 1, text(claimSeq + i)
     local attemptText = text(attempt)
@@ -185,10 +191,10 @@ local function take(now, pool, max, workerId, leaseUntil)
       'workerId', workerId, 'claimSeq', token)
     if v[PROGRESS] then redis.call('HDEL', k, 'progress') end
     taskEvent('started', id, v[TYPE], pool, now, attemptText)
-    if v[FK] and not picked[i][3] then flowLog(v[FK], flowOf(v[FK]), at, token) end
+    if v[FK] and not quickly[i] then flowLog(v[FK], flowOf(v[FK]), at, token) end
     leases[#leases + 1] = leaseUntil
     leases[#leases + 1] = id
-    v[STATUS], v[ATTEMPT], v[PROGRESS] = id, attempt, token
+    v[ATTEMPT], v[PROGRESS] = attempt, token
     out[#out + 1] = v
   end
   -- One ZADD for the batch: every redis.call from Lua has a fixed cost.
