@@ -5,7 +5,7 @@
  *
  *   bun scripts/bench/redis-instructions.ts [--tasks 3000] [--claim 20]
  *                                           [--modes none,keys,quiet,nohistory]
- *                                           [--submit 100]
+ *                                           [--submit 100] [--server <redis-server>]
  *
  * Per mode, a redis-server under `valgrind --tool=callgrind` (from Debian's valgrind) is
  * filled with no-op tasks (`keys`: each with a flow key of 1,000, `parallelism: 1000`;
@@ -17,7 +17,9 @@
  * With `--submit N` the count is of submitting instead: the tasks go in by `submitMany`
  * batches of N (each with a small payload, as the HTTP bench sends), nothing is claimed.
  * `KEEP_CALLGRIND=1` keeps each run's callgrind file (its path is printed) for
- * `callgrind_annotate`.
+ * `callgrind_annotate`. `--server <path>` runs another redis-server binary: Debian's is
+ * stripped, so Lua's own functions show as addresses; one built from Redis's source (`make`
+ * in a checkout of the same tag) names them (docs/BENCHMARKS.md).
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
@@ -36,6 +38,7 @@ const N = Number(arg("tasks", "3000"));
 const CLAIM = Number(arg("claim", "20"));
 const MODES = arg("modes", "none,keys,quiet,nohistory").split(",");
 const SUBMIT = Number(arg("submit", "0"));
+const SERVER = arg("server", "redis-server");
 if (spawnSync("valgrind", ["--version"]).error) {
   console.error("valgrind was not found: apt-get install -y valgrind");
   process.exit(1);
@@ -48,7 +51,7 @@ async function instructionsPerTask(mode: string): Promise<number> {
     "--tool=callgrind",
     "--instr-atstart=no",
     `--callgrind-out-file=${out}`,
-    "redis-server",
+    SERVER,
     ...["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
   ], { stdio: "ignore" });
   const url = `redis://127.0.0.1:${port}`;

@@ -30,7 +30,7 @@ const HERE = resolve(fileURLToPath(new URL("../..", import.meta.url)));
 /** The children run on this runtime: `deno run -A` under Deno. */
 const RUNTIME = "Deno" in globalThis ? [process.execPath, "run", "-A"] : [process.execPath];
 
-if (argv.includes("--child")) await child(arg("child", HERE));
+if (argv.includes("--child")) await child(resolve(arg("child", HERE)));
 else run();
 
 /** One measurement: prints one JSON line of CPU µs per submit, per block. */

@@ -1,68 +1,64 @@
 /**
- * @module row-index — the embedded store's rows by id, as a Map would hold them, in chunks
- * of ids that share their first eight characters. Generated ids start with their creation
- * time (ids.ts), so new rows go into one small chunk while the older ones are left alone.
- * That matters to the garbage collector: a Map that gains a new row is scanned whole at the
- * next young collection, and one of every row made that scan grow with the store
- * (docs/BENCHMARKS.md, "A store that grows").
+ * @module row-index — the embedded store's rows by id, as a Map would hold them, in two
+ * Maps: new rows go into a young one, which joins the old one once it holds an eighth as
+ * many. That matters to the garbage collector: a Map that gains a new row is scanned whole
+ * at the next young collection, and one Map of every row made that scan, and so each
+ * submit, cost more the more tasks the store held (docs/BENCHMARKS.md, "A store that
+ * grows"). The old Map is written to only when the young one joins it.
  */
 
-/** Characters of an id that choose its chunk: 8 of a generated id are ~36 ms of ids. */
-const CHUNK_CHARS = 8;
-
-/** The chunk of `id`: its first characters, 6 bits each (ids that collide share a chunk). */
-function chunkOf(id: string): number {
-  let key = 0;
-  const n = id.length < CHUNK_CHARS ? id.length : CHUNK_CHARS;
-  for (let i = 0; i < n; i++) key = key * 64 + (id.charCodeAt(i) & 63);
-  return key * 16 + n;
-}
+/** The young Map joins the old one at this size at least, and at an eighth of the old one. */
+const MIN_YOUNG = 4096;
 
 export class RowIndex<V> implements ReadonlyMap<string, V> {
-  readonly #chunks = new Map<number, Map<string, V>>();
-  #size = 0;
+  #old = new Map<string, V>();
+  #young = new Map<string, V>();
 
   get size(): number {
-    return this.#size;
+    return this.#old.size + this.#young.size;
   }
 
   get(id: string): V | undefined {
-    return this.#chunks.get(chunkOf(id))?.get(id);
+    return this.#young.get(id) ?? this.#old.get(id);
   }
 
   has(id: string): boolean {
-    return this.#chunks.get(chunkOf(id))?.has(id) ?? false;
+    return this.#young.has(id) || this.#old.has(id);
   }
 
   set(id: string, value: V): this {
-    const key = chunkOf(id);
-    let chunk = this.#chunks.get(key);
-    if (!chunk) this.#chunks.set(key, chunk = new Map());
-    const before = chunk.size;
-    chunk.set(id, value);
-    this.#size += chunk.size - before;
+    if (this.#old.has(id)) {
+      this.#old.set(id, value);
+      return this;
+    }
+    const young = this.#young;
+    young.set(id, value);
+    if (young.size >= MIN_YOUNG && young.size * 8 >= this.#old.size) {
+      const old = this.#old;
+      for (const [k, v] of young) old.set(k, v);
+      // A new Map, not clear(): the young one's table goes with it.
+      this.#young = new Map();
+    }
     return this;
   }
 
   delete(id: string): boolean {
-    const key = chunkOf(id);
-    const chunk = this.#chunks.get(key);
-    if (!chunk?.delete(id)) return false;
-    this.#size--;
-    if (chunk.size === 0) this.#chunks.delete(key);
-    return true;
+    return this.#young.delete(id) || this.#old.delete(id);
   }
 
   *values(): MapIterator<V> {
-    for (const chunk of this.#chunks.values()) yield* chunk.values();
+    yield* this.#old.values();
+    yield* this.#young.values();
   }
 
   *keys(): MapIterator<string> {
-    for (const chunk of this.#chunks.values()) yield* chunk.keys();
+    yield* this.#old.keys();
+    yield* this.#young.keys();
   }
 
   *entries(): MapIterator<[string, V]> {
-    for (const chunk of this.#chunks.values()) yield* chunk.entries();
+    yield* this.#old.entries();
+    yield* this.#young.entries();
   }
 
   [Symbol.iterator](): MapIterator<[string, V]> {
