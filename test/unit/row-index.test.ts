@@ -14,7 +14,7 @@ describe("RowIndex", () => {
     const random = prng(7);
     // Enough ids that the young Map joins the old one many times over the run.
     const pool = [
-      ...Array.from({ length: 30_000 }, (_, i) => newId("", 1_700_000_000_000 + i)),
+      ...Array.from({ length: 60_000 }, (_, i) => newId("", 1_700_000_000_000 + i)),
       ...Array.from({ length: 40 }, (_, i) => `order-${i}`),
       "a",
       "",
@@ -23,10 +23,10 @@ describe("RowIndex", () => {
     const index = new RowIndex<number>();
     const map = new Map<string, number>();
     // Mostly sets at first, so the store fills past several merges; then a mix.
-    for (let step = 0; step < 120_000; step++) {
+    for (let step = 0; step < 160_000; step++) {
       const id = pool[Math.floor(random() * pool.length)];
       const op = random();
-      const setShare = step < 40_000 ? 0.9 : 0.4;
+      const setShare = step < 80_000 ? 0.9 : 0.4;
       if (op < setShare) {
         assert.equal(index.set(id, step), index);
         map.set(id, step);

@@ -8,7 +8,7 @@
  */
 
 /** The young Map joins the old one at this size at least, and at an eighth of the old one. */
-const MIN_YOUNG = 4096;
+const MIN_YOUNG = 16_384;
 
 export class RowIndex<V> implements ReadonlyMap<string, V> {
   #old = new Map<string, V>();
