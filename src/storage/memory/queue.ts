@@ -313,7 +313,7 @@ export class MemoryQueue implements QueueStore {
 
   resubmitMatching({ filter, now }: ResubmitMatchingParams): Promise<number> {
     const match = taskMatcher<Row>(filter, (row) => row.payloadJson);
-    // Oldest first, as the Redis store walks its index (rows are kept in chunks, not in order).
+    // Oldest first, as the Redis store walks its index (the rows by id promise no order).
     const ids = [...this.#t.rows.values()].filter(match).sort((a, b) => a.order - b.order)
       .map((row) => row.id);
     let n = 0;

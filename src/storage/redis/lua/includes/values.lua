@@ -5,8 +5,8 @@
 -- Number to text. Lua's own conversion (tostring, and passing a number to redis.call, which
 -- Redis formats with "%.17g": ~2k instructions) goes through printf's floating-point path,
 -- ~3x the cost of an integer format: pass redis.call text made here.
--- Small counts (attempts, batch sizes) as text, made when the library loads (`..` formats
--- an integer below 2^53 exactly); the last number again is its last text (a finished
+-- Small counts (attempts, batch sizes) as text, made once when the library loads (`..`
+-- writes these integers exactly); the last number again is its last text (a finished
 -- task's seq names two stream entries).
 local SMALL_TEXT = {[0] = '0'}
 for n = 1, 255 do SMALL_TEXT[n] = n .. '' end
