@@ -18,6 +18,7 @@ import { makeDesign } from "./dispatch-designs.ts";
 import { createApp } from "../../routes/app.ts";
 import { MemoryStorage, Scheduler, silentLogger } from "../../src/mod.ts";
 import { runtimeClock } from "../../src/adapters/runtime.ts";
+import { arg } from "./bench-args.ts";
 
 if (!("Deno" in globalThis)) {
   console.error(
@@ -25,11 +26,6 @@ if (!("Deno" in globalThis)) {
   );
   process.exit(1);
 }
-const argv = process.argv.slice(2);
-const arg = (name: string, fallback: string) => {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 ? argv[i + 1] : fallback;
-};
 const MODE = arg("mode", "dispatch");
 const N = Number(arg("tasks", "30000"));
 const TOP = Number(arg("top", "25"));

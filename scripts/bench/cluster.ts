@@ -28,12 +28,8 @@ import { partitionedRedis, partitionTags } from "../../src/storage/redis/partiti
 import { startRedisCluster } from "../tools/redis-cluster.ts";
 import { ready, startWorker, type WorkerProcess } from "../tools/worker-process.ts";
 import { processCpuMicros, watchForeignCpu } from "./e2e-cpu.ts";
+import { arg, median } from "./bench-args.ts";
 
-const argv = process.argv.slice(2);
-const arg = (name: string, fallback: string) => {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 ? argv[i + 1] : fallback;
-};
 const TASKS = Number(arg("tasks", "20000"));
 const REPS = Number(arg("reps", "2"));
 const WORKERS = Number(arg("workers", "2"));
@@ -164,7 +160,6 @@ async function drain(n: number): Promise<Run> {
   }
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const rows: string[] = [];
 for (const n of PARTITIONS) {
   const results: Run[] = [];

@@ -30,12 +30,8 @@ import { startRedisServer } from "../tools/redis-server.ts";
 import { connectRedisTcp } from "../../src/adapters/redis-tcp.ts";
 import { type BenchJob, type BenchSystem, bullmq, skedulr } from "./e2e-systems.ts";
 import { processCpuMicros, watchForeignCpu } from "./e2e-cpu.ts";
+import { arg, argv, median } from "./bench-args.ts";
 
-const argv = process.argv.slice(2);
-const arg = (name: string, fallback: string) => {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 ? argv[i + 1] : fallback;
-};
 const REPS = Number(arg("reps", "3"));
 const TASKS = Number(arg("tasks", "20000"));
 const SINGLES = Number(arg("singles", "500"));
@@ -207,7 +203,6 @@ async function lateness(s: BenchSystem): Promise<number[]> {
 
 const pct = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const fmt = (x: number, digits = 1) => x.toFixed(digits);
 
 const rows: string[][] = [];

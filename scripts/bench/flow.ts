@@ -22,12 +22,8 @@ import { connectRedisTcp } from "../../src/adapters/redis-tcp.ts";
 import { RedisStorage } from "../../src/storage/redis/redis-storage.ts";
 import { Scheduler, silentLogger } from "../../src/mod.ts";
 import { preciseNow } from "./e2e-recorder.ts";
+import { arg, argv, median } from "./bench-args.ts";
 
-const argv = process.argv.slice(2);
-const arg = (name: string, fallback: string) => {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 ? argv[i + 1] : fallback;
-};
 const QUICK = argv.includes("--quick");
 const REPS = Number(arg("reps", "3"));
 /** Tasks per drain of the overhead part: a drain under a second is mostly noise here. */
@@ -112,7 +108,6 @@ async function submitAll(s: System, specs: unknown[]): Promise<string[]> {
 const pct = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
 const f1 = (x: number) => x.toFixed(1);
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
 /** The small tenants' waits (ms) from the resume to their handlers' starts. */
 async function fairness(keyed: boolean): Promise<number[]> {

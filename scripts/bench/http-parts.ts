@@ -22,16 +22,12 @@ import { fileURLToPath } from "node:url";
 import { requireWrk, wrk } from "./http-wrk.ts";
 import { processCpuMicros } from "./e2e-cpu.ts";
 import { ready, startWorker } from "../tools/worker-process.ts";
+import { arg, median } from "./bench-args.ts";
 
 /** The servers run on this runtime: `deno run -A` under Deno. */
 const RUNTIME = "Deno" in globalThis ? [process.execPath, "run", "-A"] : [process.execPath];
 const VARIANTS = ["full", "no-store", "no-submit", "no-growth"] as const;
 type Variant = typeof VARIANTS[number];
-const argv = process.argv.slice(2);
-const arg = (name: string, fallback: string) => {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 ? argv[i + 1] : fallback;
-};
 
 // A server process of this script serves one variant (PARTS_VARIANT) on PORT.
 if (process.env.PARTS_VARIANT) await serveVariant(process.env.PARTS_VARIANT as Variant);
@@ -128,17 +124,16 @@ async function run(): Promise<void> {
       );
     }
   }
-  const mid = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
   const helloRuns = results.get("hello");
-  const hello = helloRuns ? mid(helloRuns.map((x) => x.rps)) : NaN;
+  const hello = helloRuns ? median(helloRuns.map((x) => x.rps)) : NaN;
   console.log(`\nmedians of ${reps}:\n\n| server | req/s | vs hello | CPU µs a request |`);
   console.log("|---|---:|---:|---:|");
   for (const [name, xs] of results) {
-    const rps = mid(xs.map((x) => x.rps));
+    const rps = median(xs.map((x) => x.rps));
     console.log(
       `| ${name} | ${Math.round(rps).toLocaleString("en")} | ${
         hello ? `${(rps / hello * 100).toFixed(0)}%` : "–"
-      } | ${mid(xs.map((x) => x.cpu)).toFixed(1)} |`,
+      } | ${median(xs.map((x) => x.cpu)).toFixed(1)} |`,
     );
   }
   process.exit(0);

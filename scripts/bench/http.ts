@@ -36,12 +36,8 @@ import { ready, startWorker, type WorkerProcess } from "../tools/worker-process.
 import { connectRedisTcp } from "../../src/adapters/redis-tcp.ts";
 import { processCpuMicros, watchForeignCpu } from "./e2e-cpu.ts";
 import { requireWrk, wrk, type WrkResult } from "./http-wrk.ts";
+import { arg } from "./bench-args.ts";
 
-const argv = process.argv.slice(2);
-const arg = (name: string, fallback: string) => {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 ? argv[i + 1] : fallback;
-};
 const RUNTIME = arg("runtime", "bun");
 const REPS = Number(arg("reps", "3"));
 const SECONDS = Number(arg("seconds", "5"));

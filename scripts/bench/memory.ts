@@ -19,14 +19,10 @@ import { startRedisServer } from "../tools/redis-server.ts";
 import { connectRedisTcp } from "../../src/adapters/redis-tcp.ts";
 import { RedisStorage } from "../../src/storage/redis/redis-storage.ts";
 import { Scheduler, silentLogger } from "../../src/mod.ts";
+import { arg } from "./bench-args.ts";
 
-const argv = process.argv.slice(2);
-const arg = (name: string, fallback: string) => {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(argv[i + 1]) : Number(fallback);
-};
-const QUEUED = arg("queued", "100000");
-const FINISHED = arg("finished", "20000");
+const QUEUED = Number(arg("queued", "100000"));
+const FINISHED = Number(arg("finished", "20000"));
 
 const server = await startRedisServer();
 const admin = connectRedisTcp(server.url);

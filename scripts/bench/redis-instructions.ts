@@ -28,12 +28,8 @@ import { freePort } from "../tools/redis-server.ts";
 import { connectRedisTcp } from "../../src/adapters/redis-tcp.ts";
 import { RedisStorage } from "../../src/storage/redis/redis-storage.ts";
 import { Scheduler, silentLogger } from "../../src/mod.ts";
+import { arg } from "./bench-args.ts";
 
-const argv = process.argv.slice(2);
-const arg = (name: string, fallback: string) => {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 ? argv[i + 1] : fallback;
-};
 const N = Number(arg("tasks", "3000"));
 const CLAIM = Number(arg("claim", "20"));
 const MODES = arg("modes", "none,keys,quiet,nohistory").split(",");

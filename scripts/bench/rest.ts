@@ -34,12 +34,8 @@ import { RestRedisStorage } from "../../src/storage/redis/rest-storage.ts";
 import { RestTransport } from "../../src/storage/redis/rest-transport.ts";
 import type { PipelineMode } from "../../src/storage/redis/rest-pipeline.ts";
 import { processCpuMicros } from "./e2e-cpu.ts";
+import { arg, median } from "./bench-args.ts";
 
-const argv = process.argv.slice(2);
-const arg = (name: string, fallback: string) => {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 ? argv[i + 1] : fallback;
-};
 const REPS = Number(arg("reps", "3"));
 const TASKS = Number(arg("tasks", "10000"));
 const SINGLES = Number(arg("singles", "300"));
@@ -225,7 +221,6 @@ async function mode(m: Mode): Promise<{ rate: number; requests: number }> {
   }
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const pct = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
 const rows: string[][] = [];

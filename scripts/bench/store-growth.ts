@@ -16,12 +16,8 @@ import { spawnSync } from "node:child_process";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import process from "node:process";
+import { arg, argv, median } from "./bench-args.ts";
 
-const argv = process.argv.slice(2);
-const arg = (name: string, fallback: string) => {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 ? argv[i + 1] : fallback;
-};
 const TASKS = Number(arg("tasks", "400000"));
 const BLOCK = Number(arg("block", "100000"));
 const REPS = Number(arg("reps", "3"));
@@ -77,7 +73,6 @@ function run(): void {
       console.log(`  rep ${r + 1} ${name.padEnd(4)} CPU µs a submit by block: ${blocks}`);
     }
   }
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
   const header = Array.from(
     { length: Math.ceil(TASKS / BLOCK) },
     (_, i) => `to ${(i + 1) * BLOCK}`,
