@@ -72,17 +72,11 @@ export function fastSubmit(o: FastSubmitOptions): FastSubmit {
           ? OPEN_PRINCIPAL
           : await bearerPrincipal(request.headers.get("authorization") ?? "", o.auth);
         admit(request, p, "submit", o.auth, () => NAMED);
-        const answer = await o.deadlines.run(async (clock) => {
-          // As jsonBody does: a slow upload is not the store's time.
-          clock.hold();
-          const body = await readJson(request, o.maxBodyBytes);
-          clock.resume();
-          return await submitOne(
-            o.scheduler,
-            body,
-            request.headers.get("traceparent") ?? undefined,
-          );
-        });
+        // The deadline starts once the body is read, as the chain's held clock restarts
+        // then: a slow upload is not the store's time.
+        const body = await readJson(request, o.maxBodyBytes);
+        const traceparent = request.headers.get("traceparent") ?? undefined;
+        const answer = await o.deadlines.run(() => submitOne(o.scheduler, body, traceparent));
         return json(
           answer.view,
           answer.status,

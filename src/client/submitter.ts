@@ -111,10 +111,8 @@ export class Submitter {
     const ordered = list.length > 1
       ? orderBatch(list, { indices: indices ?? list.map((_, i) => i), batch })
       : list;
-    const warnings = await checkTypes(this.#o.types, types, {
-      batch,
-      strict: this.#o.strictTypes,
-    });
+    const checked = checkTypes(this.#o.types, types, { batch, strict: this.#o.strictTypes });
+    const warnings = checked instanceof Promise ? await checked : checked;
     let stored: Enqueued[];
     try {
       stored = ordered.length === 1 && n === 1 && this.#coalescer

@@ -81,11 +81,7 @@ export class TypeDirectory {
    * Never throws: a failed read leaves the previous answer in place.
    */
   async unhandled(types: readonly string[]): Promise<ReadonlyMap<string, Unhandled>> {
-    const isLocal = this.#o.isLocal;
-    // A submit of one spec is the common case: no set of its one type.
-    const wanted = types.length === 1
-      ? (isLocal(types[0]) ? NONE_WANTED : types)
-      : [...new Set(types)].filter((t) => !isLocal(t));
+    const wanted = this.#wanted(types);
     if (wanted.length === 0) return NONE;
     const now = this.#o.clock.now();
     const age = this.#view ? now - this.#view.at : Infinity;
@@ -98,6 +94,28 @@ export class TypeDirectory {
     }
     for (const [type, u] of found) this.#announce(type, u);
     return found;
+  }
+
+  /**
+   * True when {@link unhandled} would flag nothing and can tell so without reading the
+   * store: every type is this process's own, or a view younger than the refresh interval
+   * lists them all. Most submits end here, with no promise to wait on.
+   */
+  allHandledNow(types: readonly string[]): boolean {
+    const wanted = this.#wanted(types);
+    if (wanted.length === 0) return true;
+    const view = this.#view;
+    return view !== null && this.#o.clock.now() - view.at < this.#refreshMs &&
+      this.#judge(wanted).size === 0;
+  }
+
+  /** The types a live worker must handle: those this process does not. */
+  #wanted(types: readonly string[]): readonly string[] {
+    const isLocal = this.#o.isLocal;
+    // A submit of one spec is the common case: no set of its one type.
+    return types.length === 1
+      ? (isLocal(types[0]) ? NONE_WANTED : types)
+      : [...new Set(types)].filter((t) => !isLocal(t));
   }
 
   #read(): Promise<void> {
@@ -163,8 +181,10 @@ export class TypeDirectory {
 /** The answer "nothing flagged", shared: never written to. */
 const NONE: ReadonlyMap<string, Unhandled> = new Map();
 const NONE_WANTED: readonly string[] = [];
+/** Per spec, its type's warnings (undefined for none). */
+type Warnings = readonly (string[] | undefined)[];
 /** Per spec, no warning: reads of any index give undefined. */
-const NO_WARNINGS: readonly (string[] | undefined)[] = [];
+const NO_WARNINGS: Warnings = [];
 
 function listOf(types: Set<string>): string {
   if (types.size === 0) return "no types";
@@ -178,12 +198,21 @@ function listOf(types: Set<string>): string {
  * a spec whose type is refusable throws {@link UnknownTypeError} naming each (`[i].type` in a
  * batch, else `type`), before anything is stored.
  */
-export async function checkTypes(
+export function checkTypes(
   directory: TypeDirectory,
   types: readonly string[],
   options: { batch: boolean; strict: boolean },
-): Promise<readonly (string[] | undefined)[]> {
-  const flagged = await directory.unhandled(types);
+): Warnings | Promise<Warnings> {
+  if (directory.allHandledNow(types)) return NO_WARNINGS;
+  return directory.unhandled(types).then((flagged) => warningsOf(flagged, types, options));
+}
+
+/** Per spec, the warnings of its type as flagged (see {@link checkTypes}). */
+function warningsOf(
+  flagged: ReadonlyMap<string, Unhandled>,
+  types: readonly string[],
+  options: { batch: boolean; strict: boolean },
+): Warnings {
   if (flagged.size === 0) return NO_WARNINGS;
   if (options.strict) {
     const issues = types.flatMap((t, i) => {

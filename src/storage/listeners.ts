@@ -9,10 +9,12 @@ export class Listeners {
   readonly #set = new Set<(event: StorageEvent) => void>();
   #outbox: StorageEvent[] = [];
   /**
-   * Pools with a `ready` in the outbox: one per pool and burst is enough (a promotion of 1000
-   * tasks of one pool used to deliver 1000), since reactions to events are idempotent.
+   * Per pool, the burst whose outbox has its `ready`: one per pool and burst is enough (a
+   * promotion of 1000 tasks of one pool used to deliver 1000), since reactions to events are
+   * idempotent. Numbered bursts, not a Set cleared at each: a clear was ~0.5 µs a submit.
    */
-  #readyPools = new Set<string>();
+  readonly #readyIn = new Map<string, number>();
+  #burst = 0;
 
   add(listener: (event: StorageEvent) => void): () => void {
     this.#set.add(listener);
@@ -24,8 +26,8 @@ export class Listeners {
   emit(event: StorageEvent): void {
     if (this.#set.size === 0) return;
     if (event.kind === "ready") {
-      if (this.#readyPools.has(event.pool)) return;
-      this.#readyPools.add(event.pool);
+      if (this.#readyIn.get(event.pool) === this.#burst) return;
+      this.#readyIn.set(event.pool, this.#burst);
     }
     if (this.#outbox.push(event) === 1) queueMicrotask(this.#deliver);
   }
@@ -37,7 +39,7 @@ export class Listeners {
   readonly #deliver = () => {
     const events = this.#outbox;
     this.#outbox = [];
-    if (this.#readyPools.size > 0) this.#readyPools.clear();
+    this.#burst++;
     for (const event of events) for (const listener of this.#set) listener(event);
   };
 }

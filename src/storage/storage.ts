@@ -132,7 +132,8 @@ export interface QueueStore {
    * takes its spec (all but the id) and a runAt of `now + delayMs`, capped at `maxWaitMs`
    * after the burst's first submit (a `delayed` event is published); the answer is a
    * `DebouncedTask`. Otherwise a stored debounced task that waits starts a burst until its
-   * runAt. Answers are in the order of `tasks`.
+   * runAt. Answers are in the order of `tasks`; a stored task's is its id and initial status
+   * (`StoredTask`), which is all a submit answers with.
    */
   enqueue(p: EnqueueParams): Promise<Enqueued[]>;
 

@@ -30,10 +30,20 @@ export interface DebouncedTask {
 }
 
 /**
- * What `enqueue` answers per task, in the order given: the stored record, a dedupe hit, or
- * a debounce hit.
+ * What `enqueue` answers for a task it stored: its id and the status it was stored in
+ * (`queued`, `scheduled`, `waiting`, or `cancelled` when a parent had already ended the
+ * wrong way). The record itself is a `get` away; the submit path answers with these two.
  */
-export type Enqueued = TaskRecord | DedupedTask | DebouncedTask;
+export interface StoredTask {
+  id: string;
+  status: TaskStatus;
+}
+
+/**
+ * What `enqueue` answers per task, in the order given: the task stored, a dedupe hit, or a
+ * debounce hit.
+ */
+export type Enqueued = StoredTask | DedupedTask | DebouncedTask;
 
 /** Filters for {@link QueryStore.list} and {@link QueryStore.history}. */
 export interface TaskFilter {

@@ -882,7 +882,7 @@ export const MUTANTS: Mutant[] = [
     id: "own-write-events-wait-for-pubsub",
     why: "a write's events reach the store's own subscribers at once, not after a pub/sub hop",
     file: "src/storage/redis/queue.ts",
-    find: "    this.#events.local(enqueuedEvents(answers));",
+    find: "    this.#events.local(enqueuedEvents(tasks, answers));",
     replace: "    void enqueuedEvents;",
     tests: [REDIS],
     filter: "before the call returns",
@@ -1673,8 +1673,9 @@ export const MUTANTS: Mutant[] = [
     id: "fast-submit-upload-timed",
     why: "on the fast path a slow upload is not the store's time: the deadline waits for the body",
     file: "routes/fast-submit.ts",
-    find: "          clock.hold();\n",
-    replace: "",
+    find: "        const body = await readJson(request, o.maxBodyBytes);\n",
+    replace:
+      "        const body = await o.deadlines.run(() => readJson(request, o.maxBodyBytes));\n",
     tests: ["test/unit/api-deadline.test.ts"],
   },
   {
@@ -1708,5 +1709,31 @@ export const MUTANTS: Mutant[] = [
     find: "return this.#young.delete(id) || this.#old.delete(id);",
     replace: "return this.#young.delete(id);",
     tests: ["test/unit/row-index.test.ts"],
+  },
+  {
+    id: "row-index-any-miss-trusted",
+    why: "a set skips the old Map only for the id a `has` just found nowhere, not any id",
+    file: "src/storage/memory/row-index.ts",
+    find: "const absent = this.#absent === id;",
+    replace: "const absent = this.#absent !== null;",
+    tests: ["test/unit/row-index.test.ts"],
+  },
+  {
+    id: "ready-once-per-pool",
+    why:
+      "each burst of a store's events delivers a pool's `ready` again: a pool is woken every time",
+    file: "src/storage/listeners.ts",
+    find: "    this.#burst++;\n",
+    replace: "",
+    tests: ["test/unit/listeners.test.ts"],
+  },
+  {
+    id: "types-view-never-stale",
+    why:
+      "a submit answers from the live workers' types without a read only while that view is fresh",
+    file: "src/client/type-directory.ts",
+    find: "return view !== null && this.#o.clock.now() - view.at < this.#refreshMs &&",
+    replace: "return view !== null &&",
+    tests: ["test/unit/type-directory.test.ts"],
   },
 ];

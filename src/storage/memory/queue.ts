@@ -97,9 +97,9 @@ export class MemoryQueue implements QueueStore {
         this.#m.announce(row);
         return { id: row.id, status: "scheduled", runAt, debounced: true };
       }
-      const record = toRecord(this.#m.insert(task, now));
+      const row = this.#m.insert(task, now);
       if (hits !== NO_HITS) this.#keys.took(task, now);
-      return record;
+      return { id: row.id, status: row.status };
     });
   }
 

@@ -13,6 +13,12 @@ const MIN_YOUNG = 16_384;
 export class RowIndex<V> implements ReadonlyMap<string, V> {
   #old = new Map<string, V>();
   #young = new Map<string, V>();
+  /**
+   * The id the last `has` found in neither Map, until the next `set` (a delete cannot make it
+   * present): a submit asks `has` and then sets the same id, and this spares the set a
+   * second look into the old Map.
+   */
+  #absent: string | null = null;
 
   get size(): number {
     return this.#old.size + this.#young.size;
@@ -23,11 +29,15 @@ export class RowIndex<V> implements ReadonlyMap<string, V> {
   }
 
   has(id: string): boolean {
-    return this.#young.has(id) || this.#old.has(id);
+    if (this.#young.has(id) || this.#old.has(id)) return true;
+    this.#absent = id;
+    return false;
   }
 
   set(id: string, value: V): this {
-    if (this.#old.has(id)) {
+    const absent = this.#absent === id;
+    this.#absent = null;
+    if (!absent && this.#old.has(id)) {
       this.#old.set(id, value);
       return this;
     }

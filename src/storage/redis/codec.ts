@@ -185,11 +185,9 @@ export function encodeTask(t: NewTask): string[] {
 
 /**
  * Appends `t`'s ARGV entries (see {@link encodeTask}) to `args`, written straight in (a batch
- * of a thousand tasks is ~10 000 entries: no per-task objects or spreads on the way). Returns
- * the payload's JSON when it is the payload as given (no `http` header values kept apart),
- * so the answer can be made from it ({@link newRecord}); else undefined.
+ * of a thousand tasks is ~10 000 entries: no per-task objects or spreads on the way).
  */
-export function encodeTaskInto(args: string[], t: NewTask): string | undefined {
+export function encodeTaskInto(args: string[], t: NewTask): void {
   const { shown, secrets } = sealPayload(t.type, t.payload);
   // Defaults left out: most tasks' body is then just their creation time (see parseBody).
   const body: Partial<StoredBody> = { createdAt: t.createdAt };
@@ -227,7 +225,7 @@ export function encodeTaskInto(args: string[], t: NewTask): string | undefined {
       args.length = start;
       args.push(t.id, t.type, payload, text, "=");
     } else args[counted] = "-";
-    return secrets || payload === "" ? undefined : payload;
+    return;
   }
   args[counted] = String((args.length - counted - 1) / 2);
   args.push(String(t.dependsOn.length));
@@ -238,7 +236,6 @@ export function encodeTaskInto(args: string[], t: NewTask): string | undefined {
     args.push(String(conds.size));
     for (const [id, c] of conds) args.push(id, c === "success" ? "s" : "f");
   }
-  return secrets || payload === "" ? undefined : payload;
 }
 
 const numOrNull = (v: string | undefined) => (v === undefined ? null : Number(v));
@@ -306,55 +303,6 @@ export function storedPayload(
   const task = body.snapshot && decodeTask(body.snapshot)?.record;
   if (task) return callbackPayload(stored, task, reveal);
   return reveal ? unsealPayload(stored, body.secrets) : redactedPayload(type, stored, body.secrets);
-}
-
-/**
- * The record enqueue returns, built from the spec and the status the script decided. Field by
- * field, not a spread of the spec: a batch makes one per task, and copying the spec's
- * properties was a twentieth of an API node's time on `POST /tasks/batch`.
- */
-export function newRecord(
-  t: NewTask,
-  status: TaskStatus,
-  cancelReason: string | null,
-  now: number,
-  payloadJson?: string,
-): TaskRecord {
-  return {
-    id: t.id,
-    type: t.type,
-    status,
-    pool: t.pool,
-    priority: t.priority,
-    payload: t.payload === undefined
-      ? null
-      : redactedPayload(t.type, JSON.parse(payloadJson ?? json(t.payload)), null),
-    attempt: 0,
-    maxRetries: t.maxRetries,
-    stalls: 0,
-    maxStalls: t.maxStalls,
-    progress: null,
-    result: null,
-    error: null,
-    createdAt: t.createdAt,
-    runAt: t.runAt,
-    startedAt: null,
-    finishedAt: status === "cancelled" ? now : null,
-    scheduleId: t.scheduleId,
-    dependsOn: [...t.dependsOn],
-    onSuccessOf: t.onSuccessOf,
-    onFailureOf: t.onFailureOf,
-    key: t.key,
-    timeoutMs: t.timeoutMs,
-    backoff: t.backoff ? { ...t.backoff } : null,
-    cancelReason,
-    workerId: null,
-    expiresAt: t.expiresAt ?? null,
-    flowControl: t.flowControl ? { ...t.flowControl } : null,
-    traceparent: t.traceparent ?? null,
-    waitingFor: null,
-    callback: t.callback ? redactedCallback(t.callback) : null,
-  };
 }
 
 /** A schedule from the getSchedules script: {json, nextRunAt, lastRunId, lastRunAt}. */

@@ -10,7 +10,7 @@
  * deduplicated (another instance may publish an identical event meanwhile, and a wake-up
  * lost to a wrong match costs a backstop poll), since every reaction is idempotent.
  */
-import type { TaskRecord } from "../../core/task.ts";
+import type { NewTask } from "../../core/task.ts";
 import { Listeners } from "../listeners.ts";
 import type { Enqueued, StorageEvent } from "../types.ts";
 import { decodeEvent } from "./codec.ts";
@@ -64,31 +64,32 @@ export class EventHub {
 }
 
 /**
- * What lua/includes/insert.lua publishes for new tasks: `ready` once per pool with queued
- * work (as announceReady does), `delayed` per scheduled task, `expiry` per task with one.
+ * The events of an enqueue, as lua/includes/insert.lua publishes them: per stored task,
+ * `ready` once per pool with queued work (as announceReady does), `delayed` for a scheduled
+ * one, `expiry` for one with an expiry; `delayed` again for a re-armed debounced task.
  */
-export function insertedEvents(records: readonly TaskRecord[]): StorageEvent[] {
+export function enqueuedEvents(
+  tasks: readonly NewTask[],
+  answers: readonly Enqueued[],
+): StorageEvent[] {
   const events: StorageEvent[] = [];
   const pools = new Set<string>();
-  for (const r of records) {
-    if (r.status === "queued" && !pools.has(r.pool)) {
-      pools.add(r.pool);
-      events.push({ kind: "ready", pool: r.pool });
-    } else if (r.status === "scheduled" && r.runAt !== null) {
-      events.push({ kind: "delayed", id: r.id, runAt: r.runAt });
+  for (let i = 0; i < tasks.length; i++) {
+    const t = tasks[i], a = answers[i];
+    if ("deduplicated" in a) continue;
+    if ("debounced" in a) {
+      events.push({ kind: "delayed", id: a.id, runAt: a.runAt });
+      continue;
     }
-    if (r.expiresAt !== null && r.status !== "cancelled") {
-      events.push({ kind: "expiry", id: r.id, at: r.expiresAt });
+    if (a.status === "queued" && !pools.has(t.pool)) {
+      pools.add(t.pool);
+      events.push({ kind: "ready", pool: t.pool });
+    } else if (a.status === "scheduled" && t.runAt !== null) {
+      events.push({ kind: "delayed", id: t.id, runAt: t.runAt });
+    }
+    if (t.expiresAt != null && a.status !== "cancelled") {
+      events.push({ kind: "expiry", id: t.id, at: t.expiresAt });
     }
   }
   return events;
-}
-
-/** The events of an enqueue's answers: its stored tasks', and a re-armed debounced task's. */
-export function enqueuedEvents(answers: readonly Enqueued[]): StorageEvent[] {
-  const stored = answers.filter((a): a is TaskRecord => !("deduplicated" in a || "debounced" in a));
-  const rearmed = answers.flatMap((a): StorageEvent[] =>
-    "debounced" in a ? [{ kind: "delayed", id: a.id, runAt: a.runAt }] : []
-  );
-  return [...insertedEvents(stored), ...rearmed];
 }

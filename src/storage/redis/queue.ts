@@ -16,7 +16,7 @@ import type { Claimed, ClaimedTask, DedupedTask, Enqueued, Expiry, Recovery } fr
 import type { Batcher } from "./batcher.ts";
 import { claimBatcher, type ClaimItem } from "./claims.ts";
 import { checkReply } from "./codes.ts";
-import { decodeTask, encodeTaskInto, newRecord } from "./codec.ts";
+import { decodeTask, encodeTaskInto } from "./codec.ts";
 import { countArg, type RedisContext } from "./context.ts";
 import { completeBatcher, type CompleteItem, failBatcher, resubmitMatching } from "./endings.ts";
 import { enqueuedEvents, type EventHub } from "./events.ts";
@@ -59,21 +59,21 @@ export class RedisQueue implements QueueStore {
       this.#ctx.maxUnfinished === undefined ? "" : String(this.#ctx.maxUnfinished),
       String(tasks.length),
     ];
-    const payloads = tasks.map((t) => encodeTaskInto(args, t));
+    for (const t of tasks) encodeTaskInto(args, t);
     const d = checkReply(await this.#ctx.run("enqueue", args), "enqueue") as (string | string[])[];
     // Per task: its status alone, or the status, cancel reason, and for a hit the task that
     // answers it and what hit.
     const answers = tasks.map((t, i): Enqueued => {
       const e = d[i];
-      if (typeof e === "string") return newRecord(t, e as TaskStatus, null, now, payloads[i]);
-      const [status, reason, id, hit] = e;
+      if (typeof e === "string") return { id: t.id, status: e as TaskStatus };
+      const [status, , id, hit] = e;
       if (hit === "dedupe") {
         return { id, status: status as DedupedTask["status"], deduplicated: true };
       }
       if (hit) return { id, status: "scheduled", runAt: Number(hit), debounced: true };
-      return newRecord(t, status as TaskStatus, reason || null, now, payloads[i]);
+      return { id: t.id, status: status as TaskStatus };
     });
-    this.#events.local(enqueuedEvents(answers));
+    this.#events.local(enqueuedEvents(tasks, answers));
     return answers;
   }
 
