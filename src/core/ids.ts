@@ -15,9 +15,12 @@ const CODE_OF_BYTE = Uint8Array.from({ length: 256 }, (_, b) => ALPHABET.charCod
 const pool = new Uint8Array(4000);
 let poolAt = pool.length;
 
-/** The last time prefix made: ids of one millisecond share it. */
+/** The last time prefix made (9 base-36 chars and `-`): ids of one millisecond share it. */
 let stampMs = NaN;
 let stamp = "";
+/** Its char codes, while it is 10 long: the id is then made in one piece, not as a rope. */
+const stampCodes = new Uint8Array(10);
+let stampFlat = false;
 
 /**
  * A new id: 9 base-36 chars of epoch ms, then 10 random chars, e.g. `mhx2k3c1a-4f0z9q8w7e`.
@@ -30,7 +33,40 @@ export function newId(prefix = "", now = Date.now()): string {
   }
   const p = pool, c = CODE_OF_BYTE, i = poolAt;
   poolAt += 10;
-  // One flat string: `+=` per character would build a rope of 10 pieces per id.
+  if (now !== stampMs) {
+    stampMs = now;
+    stamp = `${now.toString(36).padStart(9, "0")}-`;
+    stampFlat = stamp.length === 10;
+    if (stampFlat) { for (let k = 0; k < 10; k++) stampCodes[k] = stamp.charCodeAt(k); }
+  }
+  if (prefix === "" && stampFlat) {
+    // One flat string: a concatenation is a rope, which a Map key or a compare flattens into
+    // a copy, and a stored id keeps the larger rope cell.
+    const s = stampCodes;
+    return String.fromCharCode(
+      s[0],
+      s[1],
+      s[2],
+      s[3],
+      s[4],
+      s[5],
+      s[6],
+      s[7],
+      s[8],
+      s[9],
+      c[p[i]],
+      c[p[i + 1]],
+      c[p[i + 2]],
+      c[p[i + 3]],
+      c[p[i + 4]],
+      c[p[i + 5]],
+      c[p[i + 6]],
+      c[p[i + 7]],
+      c[p[i + 8]],
+      c[p[i + 9]],
+    );
+  }
+  // One flat string for the random part: `+=` per character would build a rope of 10 pieces.
   const rand = String.fromCharCode(
     c[p[i]],
     c[p[i + 1]],
@@ -43,11 +79,7 @@ export function newId(prefix = "", now = Date.now()): string {
     c[p[i + 8]],
     c[p[i + 9]],
   );
-  if (now !== stampMs) {
-    stampMs = now;
-    stamp = `${now.toString(36).padStart(9, "0")}-`;
-  }
-  return prefix === "" ? stamp + rand : `${prefix}${stamp}${rand}`;
+  return `${prefix}${stamp}${rand}`;
 }
 
 /** Longest task type, custom id or pool name. */

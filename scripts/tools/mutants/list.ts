@@ -1711,6 +1711,14 @@ export const MUTANTS: Mutant[] = [
     tests: ["test/unit/row-index.test.ts"],
   },
   {
+    id: "id-stamp-codes-short",
+    why: "an id made in one piece carries its whole time prefix, the dash included",
+    file: "src/core/ids.ts",
+    find: "for (let k = 0; k < 10; k++) stampCodes[k] = stamp.charCodeAt(k);",
+    replace: "for (let k = 0; k < 9; k++) stampCodes[k] = stamp.charCodeAt(k);",
+    tests: ["test/unit/ids.test.ts"],
+  },
+  {
     id: "row-index-any-miss-trusted",
     why: "a set skips the old Map only for the id a `has` just found nowhere, not any id",
     file: "src/storage/memory/row-index.ts",
