@@ -18,8 +18,12 @@ let poolAt = pool.length;
 /** The last time prefix made (9 base-36 chars and `-`): ids of one millisecond share it. */
 let stampMs = NaN;
 let stamp = "";
-/** Its char codes, while it is 10 long: the id is then made in one piece, not as a rope. */
-const stampCodes = new Uint8Array(10);
+/**
+ * The char codes of an id: the time prefix's (while it is 10 long), then the random part's.
+ * The id is made from them in one piece: a concatenation is a rope, which a Map key or a
+ * compare flattens into a copy, and a stored id would keep the larger rope cell.
+ */
+const codes = new Uint8Array(20);
 let stampFlat = false;
 
 /**
@@ -31,55 +35,23 @@ export function newId(prefix = "", now = Date.now()): string {
     crypto.getRandomValues(pool);
     poolAt = 0;
   }
-  const p = pool, c = CODE_OF_BYTE, i = poolAt;
+  const b = codes;
+  for (let k = 0; k < 10; k++) b[10 + k] = CODE_OF_BYTE[pool[poolAt + k]];
   poolAt += 10;
   if (now !== stampMs) {
     stampMs = now;
     stamp = `${now.toString(36).padStart(9, "0")}-`;
     stampFlat = stamp.length === 10;
-    if (stampFlat) { for (let k = 0; k < 10; k++) stampCodes[k] = stamp.charCodeAt(k); }
+    if (stampFlat) { for (let k = 0; k < 10; k++) b[k] = stamp.charCodeAt(k); }
   }
-  if (prefix === "" && stampFlat) {
-    // One flat string: a concatenation is a rope, which a Map key or a compare flattens into
-    // a copy, and a stored id keeps the larger rope cell.
-    const s = stampCodes;
-    return String.fromCharCode(
-      s[0],
-      s[1],
-      s[2],
-      s[3],
-      s[4],
-      s[5],
-      s[6],
-      s[7],
-      s[8],
-      s[9],
-      c[p[i]],
-      c[p[i + 1]],
-      c[p[i + 2]],
-      c[p[i + 3]],
-      c[p[i + 4]],
-      c[p[i + 5]],
-      c[p[i + 6]],
-      c[p[i + 7]],
-      c[p[i + 8]],
-      c[p[i + 9]],
-    );
+  if (prefix !== "" || !stampFlat) {
+    return prefix + stamp + String.fromCharCode(...b.subarray(10));
   }
-  // One flat string for the random part: `+=` per character would build a rope of 10 pieces.
-  const rand = String.fromCharCode(
-    c[p[i]],
-    c[p[i + 1]],
-    c[p[i + 2]],
-    c[p[i + 3]],
-    c[p[i + 4]],
-    c[p[i + 5]],
-    c[p[i + 6]],
-    c[p[i + 7]],
-    c[p[i + 8]],
-    c[p[i + 9]],
+  // deno-fmt-ignore
+  return String.fromCharCode(
+    b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9],
+    b[10], b[11], b[12], b[13], b[14], b[15], b[16], b[17], b[18], b[19],
   );
-  return `${prefix}${stamp}${rand}`;
 }
 
 /** Longest task type, custom id or pool name. */

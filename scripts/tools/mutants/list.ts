@@ -1714,8 +1714,8 @@ export const MUTANTS: Mutant[] = [
     id: "id-stamp-codes-short",
     why: "an id made in one piece carries its whole time prefix, the dash included",
     file: "src/core/ids.ts",
-    find: "for (let k = 0; k < 10; k++) stampCodes[k] = stamp.charCodeAt(k);",
-    replace: "for (let k = 0; k < 9; k++) stampCodes[k] = stamp.charCodeAt(k);",
+    find: "for (let k = 0; k < 10; k++) b[k] = stamp.charCodeAt(k);",
+    replace: "for (let k = 0; k < 9; k++) b[k] = stamp.charCodeAt(k);",
     tests: ["test/unit/ids.test.ts"],
   },
   {
