@@ -5,6 +5,9 @@
  */
 import type { StorageEvent } from "./types.ts";
 
+/** Pools whose last `ready` burst is remembered: a bound, since pool names come from specs. */
+const MAX_REMEMBERED_POOLS = 1_024;
+
 export class Listeners {
   readonly #set = new Set<(event: StorageEvent) => void>();
   #outbox: StorageEvent[] = [];
@@ -40,6 +43,8 @@ export class Listeners {
     const events = this.#outbox;
     this.#outbox = [];
     this.#burst++;
+    // Past bursts' numbers never match again: forgetting them all is always safe.
+    if (this.#readyIn.size > MAX_REMEMBERED_POOLS) this.#readyIn.clear();
     for (const event of events) for (const listener of this.#set) listener(event);
   };
 }

@@ -33,5 +33,13 @@ describe("Listeners", () => {
       { kind: "delayed", id: `t${i}`, runAt: 5 },
     ];
     assert.deepEqual(got, [one(0), one(1), one(2)]);
+
+    // A burst of more pools than it remembers; each pool's ready still comes once a burst.
+    const pools = Array.from({ length: 2_000 }, (_, i) => `p${i}`);
+    for (let round = 0; round < 2; round++) {
+      for (const pool of [...pools, ...pools]) listeners.emit({ kind: "ready", pool });
+      await settle();
+      assert.deepEqual(got.at(-1), pools.map((pool) => ({ kind: "ready", pool })));
+    }
   });
 });

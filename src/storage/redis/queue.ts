@@ -61,8 +61,8 @@ export class RedisQueue implements QueueStore {
     ];
     for (const t of tasks) encodeTaskInto(args, t);
     const d = checkReply(await this.#ctx.run("enqueue", args), "enqueue") as (string | string[])[];
-    // Per task: its status alone, or the status, cancel reason, and for a hit the task that
-    // answers it and what hit.
+    // Per task: its status alone, or the status, cancel reason (the answer leaves it out), and
+    // for a hit the task that answers it and what hit.
     const answers = tasks.map((t, i): Enqueued => {
       const e = d[i];
       if (typeof e === "string") return { id: t.id, status: e as TaskStatus };
