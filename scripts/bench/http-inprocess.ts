@@ -12,18 +12,17 @@
  * Steadier than `bench:http` (no wrk, no kernel) for an A/B of the API's own work; over HTTP
  * the same change shows about twice as large, in µs a request (docs/BENCHMARKS.md).
  */
-import { spawnSync } from "node:child_process";
 import { join, resolve } from "node:path";
 import { setImmediate } from "node:timers";
 import { fileURLToPath } from "node:url";
 import process from "node:process";
 import { arg, argv, median } from "./bench-args.ts";
+import { childJson } from "./bench-child.ts";
 
 const REQUESTS = Number(arg("requests", "200000"));
 const REPS = Number(arg("reps", "5"));
 const BASE = arg("base", "");
 const HERE = resolve(fileURLToPath(new URL("../..", import.meta.url)));
-const RUNTIME = "Deno" in globalThis ? [process.execPath, "run", "-A"] : [process.execPath];
 const CONCURRENCY = 50;
 
 if (argv.includes("--child")) await child(resolve(arg("child", HERE)), arg("app", "submit"));
@@ -83,20 +82,8 @@ async function child(root: string, app: string): Promise<void> {
 }
 
 function measure(root: string, app: string): number {
-  const [bin, ...pre] = RUNTIME;
-  const script = fileURLToPath(import.meta.url);
-  const out = spawnSync(bin, [
-    ...pre,
-    script,
-    "--child",
-    root,
-    "--app",
-    app,
-    "--requests",
-    `${REQUESTS}`,
-  ], { encoding: "utf8" });
-  if (out.status !== 0) throw new Error(`${root} ${app}: ${out.stderr}`);
-  return JSON.parse(out.stdout.trim().split("\n").pop()!).us;
+  const args = ["--child", root, "--app", app, "--requests", `${REQUESTS}`];
+  return childJson<{ us: number }>(fileURLToPath(import.meta.url), args, `${root} ${app}`).us;
 }
 
 function run(): void {

@@ -23,9 +23,8 @@ import { requireWrk, wrk } from "./http-wrk.ts";
 import { processCpuMicros } from "./e2e-cpu.ts";
 import { ready, startWorker } from "../tools/worker-process.ts";
 import { arg, median } from "./bench-args.ts";
+import { RUNTIME } from "./bench-child.ts";
 
-/** The servers run on this runtime: `deno run -A` under Deno. */
-const RUNTIME = "Deno" in globalThis ? [process.execPath, "run", "-A"] : [process.execPath];
 const VARIANTS = ["full", "no-store", "no-submit", "no-growth"] as const;
 type Variant = typeof VARIANTS[number];
 

@@ -12,19 +12,17 @@
  * -x -C <dir>`) in the same run, interleaved. What grows with the store is mostly the
  * garbage collector's: young collections rescan whatever old container a submit wrote to.
  */
-import { spawnSync } from "node:child_process";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import process from "node:process";
 import { arg, argv, median } from "./bench-args.ts";
+import { childJson } from "./bench-child.ts";
 
 const TASKS = Number(arg("tasks", "400000"));
 const BLOCK = Number(arg("block", "100000"));
 const REPS = Number(arg("reps", "3"));
 const BASE = arg("base", "");
 const HERE = resolve(fileURLToPath(new URL("../..", import.meta.url)));
-/** The children run on this runtime: `deno run -A` under Deno. */
-const RUNTIME = "Deno" in globalThis ? [process.execPath, "run", "-A"] : [process.execPath];
 
 if (argv.includes("--child")) await child(resolve(arg("child", HERE)));
 else run();
@@ -52,13 +50,8 @@ async function child(root: string): Promise<void> {
 }
 
 function measure(root: string): { blocks: number[]; rssMB: number } {
-  const args = [fileURLToPath(import.meta.url), "--child", root];
-  const [bin, ...pre] = RUNTIME;
-  const out = spawnSync(bin, [...pre, ...args, "--tasks", `${TASKS}`, "--block", `${BLOCK}`], {
-    encoding: "utf8",
-  });
-  if (out.status !== 0) throw new Error(`${root}: ${out.stderr}`);
-  return JSON.parse(out.stdout.trim().split("\n").pop()!);
+  const args = ["--child", root, "--tasks", `${TASKS}`, "--block", `${BLOCK}`];
+  return childJson(fileURLToPath(import.meta.url), args, root);
 }
 
 function run(): void {
