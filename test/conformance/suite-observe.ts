@@ -7,6 +7,7 @@ import { harness, partitionsOf, type StorageFactory, TOGETHER } from "./harness.
 import { loggingMiddleware, timingMiddleware } from "../../src/worker/middleware.ts";
 import type { AttemptRecord } from "../../src/core/task.ts";
 import { gate } from "../../scripts/tools/wait.ts";
+import { DURATION_SAMPLES } from "../../src/storage/stats.ts";
 
 export function observeSuite(backend: string, factory: StorageFactory): void {
   describe(`${backend}: middleware, results, stats, history`, () => {
@@ -147,6 +148,47 @@ export function observeSuite(backend: string, factory: StorageFactory): void {
         const d = (await h.s.stats()).durations.quick;
         assert.equal(d.count, 1);
         assert.equal(d.p95Ms, undefined);
+      } finally {
+        await h.close();
+      }
+    });
+
+    it("keeps each type's newest DURATION_SAMPLES durations however many attempts ran", async () => {
+      const h = await harness(factory, { pools: { default: 100 } });
+      try {
+        let started = 0;
+        h.s.register("t", (p: { ms: number }) => {
+          started++;
+          return p.ms ? new Promise<void>((r) => h.clock.setTimer(r, p.ms)) : null;
+        });
+        // 50 slow attempts first, then more quick ones than a type keeps samples of.
+        const slow = await h.s.submitMany(
+          Array.from({ length: 50 }, () => ({ type: "t", payload: { ms: 10 } })),
+        );
+        await h.eventually(() => started === 50, "the slow handlers started");
+        await h.clock.advance(10);
+        for (const { id } of slow) await h.until(id, "succeeded");
+        const quick = DURATION_SAMPLES + 50;
+        for (let i = 0; i < quick; i += 100) {
+          await h.s.submitMany(
+            Array.from(
+              { length: Math.min(100, quick - i) },
+              () => ({ type: "t", payload: { ms: 0 } }),
+            ),
+          );
+        }
+        await h.eventually(
+          async () => (await h.s.stats()).totals.succeeded === 50 + quick,
+          "every attempt ended",
+        );
+        const d = (await h.s.stats()).durations.t;
+        if (partitionsOf(h) === 1) {
+          assert.equal(d.count, DURATION_SAMPLES);
+          assert.equal(d.maxMs, 0, "the slow attempts' samples are the oldest: gone");
+        } else {
+          // Each partition keeps its own newest samples.
+          assert.ok(d.count <= DURATION_SAMPLES * partitionsOf(h), `count ${d.count}`);
+        }
       } finally {
         await h.close();
       }

@@ -26,8 +26,13 @@ local function tooOld(entry, now)
   return at ~= nil and now - at > RETENTION.maxAgeMs
 end
 
--- History retention: the newest maxCount attempts, none older than maxAgeMs.
+-- History retention: the newest maxCount attempts, none older than maxAgeMs; and each
+-- type's newest DURATION_SAMPLES durations, on every call that filed some (trimmed only
+-- when attempts aged out, the lists, and the stats() that reads them, grew with every task).
 local function trimHistory(now)
+  for type in pairs(sampledTypes) do
+    redis.call('LTRIM', P .. 'durations:' .. type, '0', DURATION_LAST_TEXT)
+  end
   local h = P .. 'attempts'
   if redis.call('XLEN', h) > RETENTION.maxCount then
     redis.call('XTRIM', h, 'MAXLEN', RETENTION.maxCount)
@@ -47,9 +52,6 @@ local function trimHistory(now)
     redis.call('XTRIM', h, 'MINID', keep)
   else
     redis.call('XTRIM', h, 'MINID', text(tonumber(string.match(page[#page][1], '^%d+')) + 1))
-  end
-  for type in pairs(sampledTypes) do
-    redis.call('LTRIM', P .. 'durations:' .. type, '0', DURATION_LAST_TEXT)
   end
 end
 
