@@ -172,6 +172,22 @@ export function schedulesSuite(backend: string, factory: StorageFactory): void {
       }
     });
 
+    it("lists every schedule in creation order, more than one store call reads", async () => {
+      const h = await harness(factory, { start: false });
+      try {
+        // Ids in creation order sort alike: a partitioned store merges ties by id.
+        const ids = Array.from({ length: 1_201 }, (_, i) => `s${String(i).padStart(4, "0")}`);
+        for (let i = 0; i < ids.length; i += 100) {
+          await h.s.submitMany(ids.slice(i, i + 100).map((id) => ({ type: "t", id, every: "1h" })));
+        }
+        await h.s.removeSchedule("s0500");
+        const listed = (await h.s.listSchedules()).map((s) => s.id);
+        assert.deepEqual(listed, ids.filter((id) => id !== "s0500"));
+      } finally {
+        await h.close();
+      }
+    });
+
     it("tasks and schedules share one id namespace", async () => {
       const h = await harness(factory, { start: false });
       try {

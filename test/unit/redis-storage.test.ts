@@ -8,6 +8,8 @@ import assert from "node:assert/strict";
 import { RedisStorage, type RedisStorageOptions } from "../../src/storage/redis/redis-storage.ts";
 import { hashSlot, keyPrefix, keys } from "../../src/storage/redis/keys.ts";
 import { connectRedisTcp } from "../../src/adapters/redis-tcp.ts";
+import { SCHEDULES_PAGE } from "../../src/storage/redis/registry.ts";
+import type { RedisTransport } from "../../src/storage/redis/transport.ts";
 import type { NewTask } from "../../src/core/task.ts";
 import type { StorageEvent } from "../../src/storage/storage.ts";
 import { startRedisServer, testRedisUrl, uniquePrefix } from "../../scripts/tools/redis-server.ts";
@@ -247,6 +249,45 @@ describe("redis storage: batching and fidelity", () => {
   });
   after(async () => {
     await s.close();
+  });
+
+  it("lists schedules a page of at most SCHEDULES_PAGE per script call, so no call reads them all", async () => {
+    const tcp = connectRedisTcp(await testRedisUrl());
+    // Schedules each page call answered (FCALL of the getSchedules function).
+    const pages: number[] = [];
+    const counting: RedisTransport = {
+      name: tcp.name,
+      functions: tcp.functions,
+      send: async (cmd) => {
+        const reply = await tcp.send(cmd);
+        if (cmd[0] === "FCALL" && cmd[1].endsWith("_getSchedules") && cmd[4] === "") {
+          pages.push((reply as unknown[]).length - 1);
+        }
+        return reply;
+      },
+      pipeline: (cmds) => tcp.pipeline(cmds),
+      subscribe: (channel, onMessage) => tcp.subscribe(channel, onMessage),
+      close: () => tcp.close(),
+    };
+    const store = new RedisStorage({ transport: counting, prefix: uniquePrefix("pages") });
+    await store.init();
+    const client = new Scheduler({ storage: store, pools: {}, logger: silentLogger });
+    try {
+      const n = 2 * SCHEDULES_PAGE + 1;
+      for (let i = 0; i < n; i += 100) {
+        await client.submitMany(
+          Array.from({ length: Math.min(100, n - i) }, (_, j) => ({
+            type: "t",
+            id: `s${i + j}`,
+            every: "1h",
+          })),
+        );
+      }
+      assert.equal((await client.listSchedules()).length, n);
+      assert.deepEqual(pages, [SCHEDULES_PAGE, SCHEDULES_PAGE, 1]);
+    } finally {
+      await store.close();
+    }
   });
 
   it("keeps a queued task's hash a compact listpack (OBJECT ENCODING), plain or with common fields", async () => {

@@ -279,7 +279,7 @@ export class RedisStorage extends QueueForwarder implements Storage {
   }
 
   listSchedules(): Promise<ScheduleRecord[]> {
-    return registry.getSchedules(this.#ctx, []);
+    return registry.listSchedules(this.#ctx);
   }
 
   async dueSchedules({ until, limit }: P.DueParams): Promise<{ id: string; nextRunAt: number }[]> {

@@ -61,6 +61,21 @@ export async function getSchedules(ctx: RedisContext, ids: string[]): Promise<Sc
   return reply.map(decodeSchedule);
 }
 
+/** Schedules one script call reads when listing them all. */
+export const SCHEDULES_PAGE = 500;
+
+/** Every schedule in creation order, a page per script call (lua/getSchedules-1.lua). */
+export async function listSchedules(ctx: RedisContext): Promise<ScheduleRecord[]> {
+  const all: ScheduleRecord[] = [];
+  for (let from = "-inf";;) {
+    const reply = await ctx.run("getSchedules", ["", from, String(SCHEDULES_PAGE)]) as RedisReply[];
+    const next = reply.pop();
+    for (const entry of reply) all.push(decodeSchedule(entry));
+    if (!next) return all;
+    from = `(${next}`;
+  }
+}
+
 export async function removeSchedule(ctx: RedisContext, id: string): Promise<boolean> {
   return (await ctx.run("removeSchedule", [id])) === 1;
 }
