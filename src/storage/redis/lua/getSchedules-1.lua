@@ -17,8 +17,8 @@
 local out = {}
 if ARGV[1] == '' and #ARGV == 3 then
   local size = tonumber(ARGV[3])
-  local page = redis.call('ZRANGE', P .. 'schedule-ids', ARGV[2], '+inf', 'BYSCORE',
-    'LIMIT', '0', ARGV[3], 'WITHSCORES')
+  local page = redis.call('ZRANGEBYSCORE', P .. 'schedule-ids', ARGV[2], '+inf', 'WITHSCORES',
+    'LIMIT', '0', ARGV[3])
   for i = 1, #page, 2 do
     local s = readSchedule(page[i])
     if s then out[#out + 1] = s end
