@@ -55,6 +55,13 @@ const gateway: ChildProcess = spawn("bun", ["scripts/rest-gateway/main.ts"], {
   env: { ...process.env, REDIS_URL: server.url, GATEWAY_TOKEN: TOKEN, PORT: String(gatewayPort) },
   stdio: ["ignore", "ignore", "inherit"],
 });
+// A run that fails (a drain that times out) leaves neither server behind.
+process.once("exit", () => {
+  gateway.kill("SIGKILL");
+  try {
+    process.kill(server.pid, "SIGKILL");
+  } catch { /* already gone */ }
+});
 const gatewayStats = async () =>
   (await (await fetch(`${gatewayUrl}/_gateway/stats`, {
     headers: { authorization: `Bearer ${TOKEN}` },
