@@ -63,6 +63,25 @@ export class RowHeap {
     this.#put(i, row, first, second);
   }
 
+  /**
+   * Calls `visit` with the entries whose first key is at most `upTo`, earliest first (by
+   * first, then second key), until it returns false. It looks only at those entries and
+   * their children, through a small heap of positions to look at next: the earliest k of n
+   * entries cost O(k log k), not a pass over all n.
+   */
+  walk(upTo: number, visit: (row: Row, first: number, second: number) => boolean): void {
+    const f = this.#first, s = this.#second, size = this.#size;
+    const before = (a: number, b: number) => f[a] < f[b] || (f[a] === f[b] && s[a] < s[b]);
+    const open: number[] = size > 0 ? [0] : [];
+    while (open.length > 0) {
+      const i = open[0];
+      const last = open.pop()!;
+      if (open.length > 0) siftDown(open, last, before);
+      if (f[i] > upTo || !visit(this.#rows[i]!, f[i], s[i])) return;
+      for (let c = 2 * i + 1; c <= 2 * i + 2 && c < size; c++) siftUp(open, c, before);
+    }
+  }
+
   #copy(to: number, from: number): void {
     this.#first[to] = this.#first[from];
     this.#second[to] = this.#second[from];
@@ -85,4 +104,32 @@ export class RowHeap {
     this.#rows.length = n;
     this.#rows.fill(undefined, this.#size);
   }
+}
+
+/** Adds position `p` to the heap of positions `open`, ordered by `before`. */
+function siftUp(open: number[], p: number, before: (a: number, b: number) => boolean): void {
+  let i = open.length;
+  open.push(p);
+  while (i > 0) {
+    const up = (i - 1) >> 1;
+    if (!before(p, open[up])) break;
+    open[i] = open[up];
+    i = up;
+  }
+  open[i] = p;
+}
+
+/** Puts `p` at the root of `open` (its old root taken out) and sinks it into place. */
+function siftDown(open: number[], p: number, before: (a: number, b: number) => boolean): void {
+  const n = open.length;
+  let i = 0;
+  for (;;) {
+    let c = 2 * i + 1;
+    if (c >= n) break;
+    if (c + 1 < n && before(open[c + 1], open[c])) c++;
+    if (!before(open[c], p)) break;
+    open[i] = open[c];
+    i = c;
+  }
+  open[i] = p;
 }

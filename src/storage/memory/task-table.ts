@@ -172,10 +172,13 @@ export class TaskTable {
   /** Delayed rows due at or before `until`, earliest first. */
   dueBy(until: number, limit: number): Row[] {
     const out: Row[] = [];
-    for (const row of this.rows.values()) {
-      if (isDelayed(row) && row.runAt! <= until) out.push(row);
-    }
-    return out.sort((a, b) => a.runAt! - b.runAt! || a.seq - b.seq).slice(0, limit);
+    if (limit <= 0) return out;
+    // Through the delayed heap, not every row: a look-ahead scan reads the earliest few.
+    this.#delayed.walk(until, (row, runAt, seq) => {
+      if (isDelayed(row) && row.runAt === runAt && row.seq === seq) out.push(row);
+      return out.length < limit;
+    });
+    return out;
   }
 
   poolCounts(pool: string): { queued: number; running: number } {
