@@ -1212,6 +1212,15 @@ export const MUTANTS: Mutant[] = [
     filter: "more than one store call reads",
   },
   {
+    id: "delayed-walk-ties-unordered",
+    why: "a look-ahead scan reads the earliest delayed rows in due order, ties by queue order",
+    file: "src/storage/memory/row-heap.ts",
+    find: "const before = (a: number, b: number) => f[a] < f[b] || (f[a] === f[b] && s[a] < s[b]);",
+    replace: "const before = (a: number, b: number) => f[a] < f[b];",
+    tests: ["test/unit/row-heap.test.ts"],
+    filter: "earliest first",
+  },
+  {
     id: "pruning-keeps-logs",
     why: "a task's log is deleted with its row: a new task under the id starts empty",
     file: "src/storage/redis/lua/includes/retention.lua",
