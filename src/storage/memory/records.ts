@@ -14,11 +14,17 @@ export function listRows(table: TaskTable, filter: TaskFilter): Page<TaskRecord>
   const match = taskMatcher<Row>(filter, (row) => row.payloadJson);
   const limit = pageLimit(filter);
   const before = filter.cursor ? Number(filter.cursor) : Infinity;
-  const rows = [...table.rows.values()]
-    .filter((row) => row.order < before && match(row))
-    .sort((a, b) => b.order - a.order);
-  const page = rows.slice(0, limit);
-  const next = rows.length > limit ? String(page[page.length - 1].order) : null;
+  const page: Row[] = [];
+  let more = false;
+  for (const row of table.byOrder.newestFirst(before)) {
+    if (!match(row)) continue;
+    if (page.length === limit) {
+      more = true;
+      break;
+    }
+    page.push(row);
+  }
+  const next = more ? String(page[page.length - 1].order) : null;
   return { items: page.map(toRecord), next };
 }
 

@@ -12,11 +12,14 @@ import { ExpiryIndex } from "./expiries.ts";
 import { Row } from "./row.ts";
 import { RowHeap } from "./row-heap.ts";
 import { RowIndex } from "./row-index.ts";
+import { CreationOrder } from "./creation-order.ts";
 
 export { Row } from "./row.ts";
 
 export class TaskTable {
   readonly rows = new RowIndex<Row>();
+  /** The same rows in creation order, for listings. */
+  readonly byOrder = new CreationOrder();
   readonly counts = Object.fromEntries(ALL_STATUSES.map((s) => [s, 0])) as Record<
     TaskStatus,
     number
@@ -96,6 +99,7 @@ export class TaskTable {
   /** Inserts a new row in `status` and files it where that status lives. */
   insert(row: Row, now: number): void {
     this.rows.set(row.id, row);
+    this.byOrder.add(row);
     this.counts[row.status]++;
     this.#file(row, now);
   }
@@ -200,6 +204,7 @@ export class TaskTable {
       this.#release(row);
       this.counts[row.status]--;
       this.rows.delete(row.id);
+      this.byOrder.remove(row);
     }
     if (this.#retainedHead > 1024 && this.#retainedHead * 2 > rows.length) {
       this.#retainedRows = rows.slice(this.#retainedHead);
