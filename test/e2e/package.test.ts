@@ -86,9 +86,10 @@ describe("the npm package, installed from its tarball", () => {
     console.log(`package: ${sizes(report, join(dir, "node_modules"))}`);
     // 479 kB at 0.2.0; task events, logs, callbacks, the function libraries' assembler,
     // partitions with the cluster transport and the edge deliverer took it to 714 kB, data
-    // layouts 4 and 5 to 761 kB: the bound moves with them, and still catches a bundle
-    // shipped twice (the source and the generated Lua in both forms each add more than 50 kB).
-    assert.ok(report.size < 780_000, `the tarball is ${report.size} bytes packed (goal < 780 KB)`);
+    // layouts 4 and 5 to 761 kB, the embedded store's bounded reads to 784 kB: the bound
+    // moves with them, and still catches a bundle shipped twice (the source and the generated
+    // Lua in both forms each add more than 50 kB).
+    assert.ok(report.size < 800_000, `the tarball is ${report.size} bytes packed (goal < 800 KB)`);
   };
   before(() => {
     ready = setUp();
