@@ -157,7 +157,7 @@ export class TaskTable {
     while (heap.size > 0 && heap.topFirst() <= now) {
       const row = heap.topRow(), runAt = heap.topFirst(), seq = heap.topSecond();
       heap.pop();
-      if (isDelayed(row) && row.runAt === runAt && row.seq === seq) return row;
+      if (isCurrentDelayed(row, runAt, seq)) return row;
     }
     return undefined;
   }
@@ -167,7 +167,7 @@ export class TaskTable {
     const heap = this.#delayed;
     while (heap.size > 0 && heap.topFirst() <= now) {
       const row = heap.topRow(), runAt = heap.topFirst();
-      if (isDelayed(row) && row.runAt === runAt && row.seq === heap.topSecond()) return runAt;
+      if (isCurrentDelayed(row, runAt, heap.topSecond())) return runAt;
       heap.pop();
     }
     return undefined;
@@ -179,7 +179,7 @@ export class TaskTable {
     if (limit <= 0) return out;
     // Through the delayed heap, not every row: a look-ahead scan reads the earliest few.
     this.#delayed.walk(until, (row, runAt, seq) => {
-      if (isDelayed(row) && row.runAt === runAt && row.seq === seq) out.push(row);
+      if (isCurrentDelayed(row, runAt, seq)) out.push(row);
       return out.length < limit;
     });
     return out;
@@ -268,4 +268,9 @@ export const PRUNABLE_STATUSES: ReadonlySet<TaskStatus> = new Set(["succeeded", 
 
 function isDelayed(row: Row): boolean {
   return row.status === "scheduled" || row.status === "retrying";
+}
+
+/** Whether a delayed heap entry (`runAt`, `seq`) is its row's current one, not stale. */
+function isCurrentDelayed(row: Row, runAt: number, seq: number): boolean {
+  return isDelayed(row) && row.runAt === runAt && row.seq === seq;
 }
