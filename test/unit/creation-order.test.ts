@@ -12,7 +12,7 @@ import { prng } from "../../scripts/tools/prng.ts";
 const rowOf = (order: number) => ({ id: `r${order}`, order }) as unknown as Row;
 
 describe("CreationOrder", () => {
-  it("walks the live rows newest first from any cursor, through removals and compactions", () => {
+  it("walks the live rows newest first from any cursor, and all oldest first, through removals and compactions", () => {
     const random = prng(11);
     const list = new CreationOrder();
     const live = new Map<number, Row>();
@@ -21,6 +21,7 @@ describe("CreationOrder", () => {
       const want = [...live.values()].filter((r) => r.order < before)
         .sort((a, b) => b.order - a.order);
       assert.deepEqual([...list.newestFirst(before)], want, `before ${before}`);
+      if (before === Infinity) assert.deepEqual([...list.oldestFirst()], want.toReversed());
     };
     for (let step = 0; step < 20_000; step++) {
       if (random() < 0.55 || live.size === 0) {

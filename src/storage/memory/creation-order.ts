@@ -1,6 +1,7 @@
 /**
  * @module creation-order — the embedded store's rows in creation order (their `order`), so a
- * listing walks back from its cursor, newest first, instead of copying and sorting every row.
+ * listing walks back from its cursor, newest first, and a bulk resubmit forward from the
+ * oldest, instead of copying and sorting every row.
  * A pruned row leaves a hole; the holes go once they are half the list.
  */
 import type { Row } from "./row.ts";
@@ -39,6 +40,11 @@ export class CreationOrder {
       const row = rows[i];
       if (row !== undefined) yield row;
     }
+  }
+
+  /** Every row, oldest first. */
+  *oldestFirst(): Generator<Row> {
+    for (const row of this.#rows) if (row !== undefined) yield row;
   }
 
   /** The first slot whose order is at least `order` (the length when none is). */

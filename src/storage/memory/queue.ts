@@ -313,9 +313,9 @@ export class MemoryQueue implements QueueStore {
 
   resubmitMatching({ filter, now }: ResubmitMatchingParams): Promise<number> {
     const match = taskMatcher<Row>(filter, (row) => row.payloadJson);
-    // Oldest first, as the Redis store walks its index (the rows by id promise no order).
-    const ids = [...this.#t.rows.values()].filter(match).sort((a, b) => a.order - b.order)
-      .map((row) => row.id);
+    // Oldest first, as the Redis store walks its index; the ids first, as reviving moves rows.
+    const ids: string[] = [];
+    for (const row of this.#t.byOrder.oldestFirst()) if (match(row)) ids.push(row.id);
     let n = 0;
     for (const id of ids) {
       try {
