@@ -251,18 +251,21 @@ describe("redis storage: batching and fidelity", () => {
     await s.close();
   });
 
-  it("lists schedules a page of at most SCHEDULES_PAGE per script call, so no call reads them all", async () => {
+  it("lists schedules a page of at most SCHEDULES_PAGE per script call, so no call reads them all; a lost page fails the listing", async () => {
     const tcp = connectRedisTcp(await testRedisUrl());
     // Schedules each page call answered (FCALL of the getSchedules function).
     const pages: number[] = [];
+    // The page call (1-based, of one listing) whose reply is lost; 0: none.
+    let failPage = 0, pageCalls = 0;
     const counting: RedisTransport = {
       name: tcp.name,
       functions: tcp.functions,
       send: async (cmd) => {
+        const isPage = cmd[0] === "FCALL" && cmd[1].endsWith("_getSchedules") && cmd[4] === "";
+        if (isPage && cmd[5] === "-inf") pageCalls = 0;
+        if (isPage && ++pageCalls === failPage) throw new Error("page lost");
         const reply = await tcp.send(cmd);
-        if (cmd[0] === "FCALL" && cmd[1].endsWith("_getSchedules") && cmd[4] === "") {
-          pages.push((reply as unknown[]).length - 1);
-        }
+        if (isPage) pages.push((reply as unknown[]).length - 1);
         return reply;
       },
       pipeline: (cmds) => tcp.pipeline(cmds),
@@ -285,6 +288,11 @@ describe("redis storage: batching and fidelity", () => {
       }
       assert.equal((await client.listSchedules()).length, n);
       assert.deepEqual(pages, [SCHEDULES_PAGE, SCHEDULES_PAGE, 1]);
+      // A page whose call fails fails the listing: never a part of it passed off as all.
+      failPage = 2;
+      await assert.rejects(client.listSchedules(), /page lost/);
+      failPage = 0;
+      assert.equal((await client.listSchedules()).length, n);
     } finally {
       await store.close();
     }
